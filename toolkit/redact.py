@@ -1,0 +1,107 @@
+"""The one place that knows what a secret looks like.
+
+Captures made by mitmproxy keep ``Authorization`` unredacted, and models echo keys into tool
+arguments, so every string that reaches a DataFrame, a report or a log passes through here first.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+REDACTED = "<redacted>"
+
+#: Header values that are always secret, whatever they look like (lower-case names).
+SECRET_HEADERS = frozenset(
+    {
+        "authorization",
+        "proxy-authorization",
+        "x-api-key",
+        "api-key",
+        "cookie",
+        "set-cookie",
+        "chatgpt-account-id",
+        "x-goog-api-key",
+        "x-auth-token",
+        "helicone-auth",
+        "openai-organization",
+        "openai-project",
+    }
+)
+
+#: Keys whose values are secret in JSON bodies and query strings.
+_SECRET_KEY = r"(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|refresh[_-]?token|id[_-]?token|client[_-]?secret|secret[_-]?key|password|passwd|authorization|x-api-key)"
+
+_PATTERNS = [
+    # OpenAI / Anthropic / OpenRouter style: sk-..., sk-proj-..., sk-ant-..., sk-or-v1-... (a digit
+    # somewhere, so prose such as "risk-assessment-checklist" survives)
+    r"(?<![A-Za-z0-9])sk-(?=[A-Za-z0-9_\-]*[0-9])[A-Za-z0-9_\-]{16,}",
+    # Stripe-like live/test keys
+    r"\b[rsp]k_(?:live|test)_[A-Za-z0-9]{8,}",
+    # HTTP auth schemes inside text
+    r"\bbearer\s+[A-Za-z0-9._~+/\-]{6,}=*",
+    r"\bbasic\s+[A-Za-z0-9+/]{6,}=*",
+    # JWTs
+    r"\beyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*",
+    # cloud and forge tokens
+    r"\bAKIA[0-9A-Z]{16}\b",
+    r"\bgh[pousr]_[A-Za-z0-9]{20,}",
+    r"\bgithub_pat_[A-Za-z0-9_]{20,}",
+    r"\bxox[abprs]-[A-Za-z0-9\-]{10,}",
+    r"\bAIza[0-9A-Za-z_\-]{20,}",
+    r"\bhf_[A-Za-z0-9]{20,}",
+    # key=value in query strings and .env-like text
+    rf"(?<=[?&;\s\"'{{,])({_SECRET_KEY})=[^&\s\"';,]+",
+    rf"^({_SECRET_KEY})=[^&\s\"';,]+",
+    # "api_key": "value" inside raw JSON text
+    rf"(\"{_SECRET_KEY}\"\s*:\s*)\"(?:[^\"\\]|\\.)*\"",
+]
+_SECRET_RE = re.compile("|".join(f"(?:{p})" for p in _PATTERNS), re.MULTILINE | re.IGNORECASE)
+_SECRET_KEY_RE = re.compile(rf"(?i)^{_SECRET_KEY}$")
+# cheap pre-check: every pattern above needs one of these substrings (case-insensitive)
+_HINT_RE = re.compile(r"(?i)sk|k_|bearer|basic|eyj|akia|gh|xox|aiza|hf_|=|\":")
+
+
+def _replace(m: re.Match) -> str:
+    text = m.group(0)
+    if text.startswith('"'):  # "api_key": "value"
+        head = text[: text.index(":") + 1]
+        return f'{head} "{REDACTED}"' if text[len(head) :].startswith(" ") else f'{head}"{REDACTED}"'
+    if "=" in text and not text.lower().startswith(("bearer", "basic")):
+        name = text.split("=", 1)[0]
+        if _SECRET_KEY_RE.match(name):
+            return f"{name}={REDACTED}"
+    lowered = text.lower()
+    if lowered.startswith("bearer"):
+        return f"{text[:6]} {REDACTED}"
+    if lowered.startswith("basic"):
+        return f"{text[:5]} {REDACTED}"
+    return REDACTED
+
+
+def redact_text(text: str | None) -> str | None:
+    """Replace key-like substrings with ``<redacted>``; other text is returned unchanged."""
+    if not text or not _HINT_RE.search(text):
+        return text
+    return _SECRET_RE.sub(_replace, text)
+
+
+def redact_header(name: str, value: str | None) -> str | None:
+    if value is None:
+        return None
+    if name.lower().lstrip(":") in SECRET_HEADERS:
+        return REDACTED
+    return redact_text(value)
+
+
+def redact_obj(obj: Any) -> Any:
+    """Redact a parsed JSON value: secret-named keys lose their value, strings lose key-like parts."""
+    if isinstance(obj, str):
+        return redact_text(obj)
+    if isinstance(obj, dict):
+        return {
+            k: (REDACTED if isinstance(k, str) and _SECRET_KEY_RE.match(k) and v not in (None, "") else redact_obj(v))
+            for k, v in obj.items()
+        }
+    if isinstance(obj, list):
+        return [redact_obj(v) for v in obj]
+    return obj

@@ -1,0 +1,304 @@
+"""HAR 1.2 reader, tolerant of what real exporters write.
+
+The file is walked value by value (``json.JSONDecoder.raw_decode`` per entry), so one entry at a
+time is alive as Python objects: peak memory stays near the size of the text, well under a
+whole-file ``json.loads`` (about 3.3x). Quirks handled: mitmproxy ``hardump`` (status 0 with
+``_error``, bodies decoded), Chrome (HTTP/2 pseudo-headers, base64 bodies, sanitized headers),
+Firefox (no ``text``, reason in ``comment``), Safari (``_textBase64``), HTTP Toolkit
+(``_requestBodyStatus: discarded:*``, ``_content``), headers as dicts or ``[name, value]`` pairs,
+compressed bodies kept as base64, ``.zhar`` (zlib) and gzip files.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import zlib
+from datetime import datetime
+from json.decoder import scanstring
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from ..errors import CaptureError
+from ..wire.encodings import MAX_BODY_BYTES, BodyDecodeError, decode_base64, decode_content, sniff_compression
+from ..wire.http import decode_exchange
+from ..wire.records import Decoded, EntryCount, Exchange, Header, Issue, Problem
+
+_WS = " \t\n\r"
+_DECODER = json.JSONDecoder()
+
+
+def read(path, source: str):
+    path = Path(path)
+    text, bom = _load_text(path)
+    walker = _Walker(text, path, bom)
+    n = 0  # entries seen, including one lost to a structural error inside "entries"
+    for obj, pos in walker.entries():
+        if isinstance(obj, _Broken):
+            if n == 0:
+                raise CaptureError(path, obj.message, location=f"byte {walker.byte_offset(pos)}")
+            where = f"byte {walker.byte_offset(pos)}"
+            if walker.in_entries:
+                where = f"entry {n}, {where}"
+                n += 1
+            yield Problem(source, where, "bad-json", obj.message)
+            break
+        location = f"entry {n}"
+        n += 1
+        if not isinstance(obj, dict) or not isinstance(obj.get("request"), dict):
+            yield Problem(source, location, "bad-entry", "entry has no request object")
+            continue
+        yield _entry(obj, source, location, f"{source}:{n - 1}")
+    if walker.error and n == 0:
+        raise CaptureError(path, walker.error[1], location=f"byte {walker.byte_offset(walker.error[0])}")
+    yield EntryCount(source, "entry", n)
+
+
+class _Broken:
+    def __init__(self, message: str):
+        self.message = message
+
+
+def _load_text(path: Path) -> tuple[str, int]:
+    raw = path.read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise CaptureError(path, f"corrupt gzip data: {exc}") from None
+    elif len(raw) >= 2 and raw[0] == 0x78 and (raw[0] * 256 + raw[1]) % 31 == 0:
+        try:
+            raw = zlib.decompress(raw)
+        except zlib.error as exc:
+            raise CaptureError(path, f"corrupt zlib (.zhar) data: {exc}") from None
+    bom = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
+    try:
+        return raw[bom:].decode("utf-8"), bom
+    except UnicodeDecodeError as exc:
+        raise CaptureError(path, f"not UTF-8: {exc.reason}", location=f"byte {exc.start + bom}") from None
+
+
+class _Walker:
+    """Walks ``{"log": {..., "entries": [...]}}`` without materialising the whole document."""
+
+    def __init__(self, text: str, path: Path, bom: int):
+        self.text, self.path, self.bom = text, path, bom
+        self.error: tuple[int, str] | None = None
+
+    def byte_offset(self, pos: int) -> int:
+        return self.bom + len(self.text[:pos].encode("utf-8"))
+
+    def _ws(self, pos: int) -> int:
+        text = self.text
+        while pos < len(text) and text[pos] in _WS:
+            pos += 1
+        return pos
+
+    def _expect(self, pos: int, char: str, what: str) -> int:
+        pos = self._ws(pos)
+        if pos >= len(self.text):
+            raise _StructureError(pos, f"file ends early: expected {what}")
+        if self.text[pos] != char:
+            raise _StructureError(pos, f"expected {what}, found {self.text[pos]!r}")
+        return pos + 1
+
+    def _object(self, pos: int, visit):
+        """Walk the object at ``pos``; ``visit(key, value_pos)`` is a generator returning the value's end."""
+        pos = self._expect(pos, "{", "'{'")
+        pos = self._ws(pos)
+        if pos < len(self.text) and self.text[pos] == "}":
+            return pos + 1
+        while True:
+            pos = self._expect(pos, '"', "a key")
+            try:
+                key, pos = scanstring(self.text, pos)
+            except ValueError as exc:
+                raise _StructureError(pos, f"bad key: {exc}") from None
+            pos = self._expect(pos, ":", "':'")
+            pos = yield from visit(key, self._ws(pos))
+            pos = self._ws(pos)
+            if pos >= len(self.text):
+                raise _StructureError(pos, "file ends early: expected ',' or '}'")
+            if self.text[pos] == "}":
+                return pos + 1
+            pos = self._expect(pos, ",", "',' or '}'")
+
+    def _skip(self, pos: int):
+        try:
+            return _DECODER.raw_decode(self.text, pos)[1]
+        except json.JSONDecodeError as exc:
+            raise _StructureError(exc.pos, exc.msg) from None
+        yield  # a generator, so it can stand where a visitor does
+
+    def _visit_top(self, key: str, pos: int):
+        if key != "log":
+            return (yield from self._skip(pos))
+        self.found_log = True
+        return (yield from self._object(pos, self._visit_log))
+
+    def _visit_log(self, key: str, pos: int):
+        if key == "entries":
+            self.in_entries = True
+            end = yield from self._array(pos)
+            self.in_entries = False
+            return end
+        return (yield from self._skip(pos))
+
+    def entries(self):
+        """Yield (entry, char offset); a structural error ends the walk with one ``_Broken``."""
+        self.found_log = self.in_entries = False
+        try:
+            yield from self._object(0, self._visit_top)
+            if not self.found_log:
+                self.error = (0, 'not a HAR file: no top-level "log" object')
+        except _StructureError as exc:
+            self.error = (exc.pos, exc.message)
+            yield _Broken(f"{exc.message} (the rest of the file cannot be read)"), exc.pos
+
+    def _array(self, pos: int):
+        pos = self._expect(pos, "[", "'[' after \"entries\"")
+        pos = self._ws(pos)
+        if pos < len(self.text) and self.text[pos] == "]":
+            return pos + 1
+        while True:
+            start = pos
+            try:
+                obj, pos = _DECODER.raw_decode(self.text, pos)
+            except json.JSONDecodeError as exc:
+                raise _StructureError(exc.pos, f"{exc.msg} in the entry starting at byte {self.byte_offset(start)}") from None
+            yield obj, start
+            pos = self._ws(pos)
+            if pos >= len(self.text):
+                raise _StructureError(pos, "file ends early inside \"entries\"")
+            if self.text[pos] == "]":
+                return pos + 1
+            pos = self._expect(pos, ",", "',' or ']' between entries")
+            pos = self._ws(pos)
+
+
+class _StructureError(Exception):
+    def __init__(self, pos: int, message: str):
+        self.pos, self.message = pos, message
+
+
+# ---- one entry ---------------------------------------------------------------------------------
+
+
+def _headers(raw, direction: str) -> list[Header]:
+    out = []
+    items = raw.items() if isinstance(raw, dict) else (raw or [])
+    for item in items:
+        if isinstance(item, dict):
+            name, value = item.get("name"), item.get("value")
+        elif isinstance(item, (list, tuple)) and len(item) == 2:
+            name, value = item
+        else:
+            continue
+        if isinstance(name, str):
+            out.append(Header(direction, name, "" if value is None else str(value)))
+    return out
+
+
+def _header(headers: list[Header], name: str) -> str | None:
+    for h in headers:
+        if h.name.lower() == name:
+            return h.value
+    return None
+
+
+def _body(container: dict | None, headers: list[Header], what: str, issues: list[Issue]) -> bytes | None:
+    """The decoded bytes of a postData or content object, or None (with the reason as an Issue)."""
+    if not isinstance(container, dict):
+        return None
+    encoded = False
+    if isinstance(container.get("_textBase64"), str):  # Safari
+        text, encoded = container["_textBase64"], True
+    else:
+        text = container.get("text")
+        encoded = container.get("encoding") == "base64"
+    if text is None and isinstance(container.get("_content"), dict):  # HTTP Toolkit, not representable
+        inner = container["_content"]
+        text, encoded = inner.get("text"), inner.get("encoding") == "base64"
+    if text is None:
+        size = container.get("size")
+        if container.get("comment") or (isinstance(size, int) and size > 0):
+            reason = container.get("comment") or f"no body text although size is {size}"
+            issues.append(Issue("missing-body", f"{what} body not in the capture: {reason}"))
+        return None
+    if not isinstance(text, str):
+        issues.append(Issue("bad-body", f"{what} body text is {type(text).__name__}, not a string"))
+        return None
+    if text == "" and isinstance(container.get("size"), int) and container["size"] > 0:
+        issues.append(Issue("missing-body", f"{what} body is empty in the capture but {container['size']} bytes were sent (a streamed body the recorder did not keep)"))
+        return None
+    if not encoded:
+        return text.encode("utf-8")
+    try:
+        data = decode_base64(text)
+    except BodyDecodeError as exc:
+        issues.append(Issue("bad-base64", f"{what} body: {exc}"))
+        return None
+    coding = _header(headers, "content-encoding") if sniff_compression(data) or _header(headers, "content-encoding") else None
+    coding = sniff_compression(data) or coding
+    if coding:
+        try:
+            data = decode_content(data, coding, cap=MAX_BODY_BYTES)
+        except BodyDecodeError as exc:
+            if sniff_compression(data):  # it really was compressed and is broken or too large
+                issues.append(Issue("body-too-large" if "cap" in str(exc) else "bad-compression", f"{what} body: {exc}"))
+                return None
+            # the exporter had already decoded it; the header only describes the wire
+    return data
+
+
+def _entry(e: dict, source: str, location: str, xid: str) -> Decoded:
+    req, resp = e["request"], e.get("response") if isinstance(e.get("response"), dict) else {}
+    issues: list[Issue] = []
+    req_headers = _headers(req.get("headers"), "request")
+    resp_headers = _headers(resp.get("headers"), "response")
+    pseudo = {h.name: h.value for h in req_headers if h.name.startswith(":")}
+    req_headers = [h for h in req_headers if not h.name.startswith(":")]  # HTTP/2 (Chrome)
+    resp_headers = [h for h in resp_headers if not h.name.startswith(":")]
+    url = req.get("url") if isinstance(req.get("url"), str) else None
+    parts = urlsplit(url) if url else None
+    host = (parts.hostname if parts else None) or pseudo.get(":authority") or _header(req_headers, "host")
+    path = (parts.path if parts and parts.path else None) or pseudo.get(":path")
+
+    status_code = resp.get("status")
+    status = status_code if isinstance(status_code, int) and status_code > 0 else None
+    started = None
+    if isinstance(e.get("startedDateTime"), str):
+        try:
+            started = datetime.fromisoformat(e["startedDateTime"]).timestamp()
+        except ValueError:
+            issues.append(Issue("bad-time", f"startedDateTime {e['startedDateTime']!r} is not ISO 8601"))
+    ex = Exchange(
+        exchange_id=xid, source=source, location=location, started_at=started,
+        method=req.get("method") if isinstance(req.get("method"), str) else None,
+        url=url, host=host, path=path, status=status,
+        duration_ms=float(e["time"]) if isinstance(e.get("time"), (int, float)) and e["time"] >= 0 else None,
+    )
+    body_status = req.get("_requestBodyStatus")
+    if isinstance(body_status, str) and body_status.startswith("discarded"):
+        comment = req.get("comment") or (req.get("postData") or {}).get("comment") or ""
+        issues.append(Issue("discarded-body", f"request body discarded by the recorder ({body_status}){': ' + comment if comment else ''}"))
+        req_body = _body(req.get("postData") or req if "_content" in req else None, req_headers, "request", issues)
+    else:
+        req_body = _body(req.get("postData"), req_headers, "request", issues)
+    resp_body = _body(resp.get("content"), resp_headers, "response", issues)
+
+    ex.request_bytes = len(req_body) if req_body is not None else _size(req.get("bodySize"))
+    ex.response_bytes = len(resp_body) if resp_body is not None else _size((resp.get("content") or {}).get("size"))
+    req_type = (req.get("postData") or {}).get("mimeType") or _header(req_headers, "content-type")
+    resp_type = (resp.get("content") or {}).get("mimeType") or _header(resp_headers, "content-type")
+    d = decode_exchange(ex, req_body, resp_body, request_content_type=req_type, response_content_type=resp_type)
+    if status is None:
+        d.exchange.terminal = "http-error"
+        d.exchange.error_type = d.exchange.error_type or "transport"
+        d.exchange.error_message = d.exchange.error_message or e.get("_error") or resp.get("_error") or "no response in the capture"
+    d.headers = req_headers + resp_headers
+    d.issues = issues + d.issues
+    return d
+
+
+def _size(v) -> int | None:
+    return v if isinstance(v, int) and v >= 0 else None

@@ -57,8 +57,12 @@ _PATTERNS = [
 ]
 _SECRET_RE = re.compile("|".join(f"(?:{p})" for p in _PATTERNS), re.MULTILINE | re.IGNORECASE)
 _SECRET_KEY_RE = re.compile(rf"(?i)^{_SECRET_KEY}$")
-# cheap pre-check: every pattern above needs one of these substrings (case-insensitive)
-_HINT_RE = re.compile(r"(?i)sk|k_|bearer|basic|eyj|akia|gh|xox|aiza|hf_|=|\":")
+# Cheap pre-check: every pattern above needs one of these lower-case substrings, and plain
+# substring tests are an order of magnitude faster than the combined regex on clean text.
+_HINTS = (
+    "sk-", "k_live_", "k_test_", "bearer", "basic", "eyj", "akia", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
+    "github_pat_", "xox", "aiza", "hf_", "key", "token", "secret", "passw", "authorization",
+)
 
 
 def _replace(m: re.Match) -> str:
@@ -80,7 +84,10 @@ def _replace(m: re.Match) -> str:
 
 def redact_text(text: str | None) -> str | None:
     """Replace key-like substrings with ``<redacted>``; other text is returned unchanged."""
-    if not text or not _HINT_RE.search(text):
+    if not text:
+        return text
+    low = text.lower()
+    if not any(h in low for h in _HINTS):
         return text
     return _SECRET_RE.sub(_replace, text)
 

@@ -24,8 +24,11 @@ class BodyTooLarge(BodyDecodeError):
 def decode_base64(text: str) -> bytes:
     if not _clean_b64(text):
         return b""
+    compact = "".join(text.split())
+    compact += "=" * (-len(compact.rstrip("=")) % 4 if not compact.endswith("=") else 0)
+    altchars = b"-_" if ("-" in compact or "_" in compact) else None
     try:
-        return base64.b64decode(text, validate=False)
+        return base64.b64decode(compact, altchars=altchars, validate=False)
     except (binascii.Error, ValueError) as exc:
         raise BodyDecodeError(f"invalid base64: {exc}") from None
 

@@ -40,6 +40,8 @@ class Exchange:
     provider: str | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
+    cache_read_tokens: int | None = None  # DSH logs these apart from input_tokens (not included)
+    reasoning_tokens: int | None = None  # as logged (DSH reasoningTokens); not added to output_tokens
     log_id: str | None = None  # the id the log itself gave the entry (LiteLLM/Helicone request_id)
     # how close the bodies are to the bytes on the wire: "wire" (as sent), "json" (the same JSON
     # value, re-serialised), "normalised" (a gateway's own rendering, e.g. LiteLLM spend logs)
@@ -142,6 +144,8 @@ class Event:
     step: int | None
     payload: Any
     exchange_id: str | None = None
+    packed: str | None = None  # the packed row type ("tool-call-chunks", ...) this member came from
+    member: int | None = None  # k: the member's index inside that packed row
 
 
 @dataclass(slots=True)

@@ -1,0 +1,187 @@
+"""mitmproxy ``.mitm`` flow files, read with mitmproxy itself when it is importable.
+
+mitmproxy is deliberately not a dependency: on Python 3.11 it resolves to 11.0.2 and downgrades
+httpx to a version that breaks the OpenAI SDK at runtime (wire-formats.md §5), so it belongs in its
+own environment. Without it, ``read`` raises ``CaptureError`` with the command that converts the file
+to HAR out of process (losing chunk times and flow metadata).
+
+With it, every flow from ``mitmproxy.io.FlowReader(f).stream()`` is one entry (location
+``"flow {i}"``, exchange id ``"{source}:{i}"``, counted as ``EntryCount(source, "flow", n)``): an
+HTTP flow becomes a ``Decoded`` whose bodies are the message content with its Content-Encoding
+undone by mitmproxy (``get_content(strict=False)``; the raw bytes when that fails), whose byte
+counts are the raw (still encoded) body sizes, and whose times come from the request's and
+response's ``timestamp_start`` / ``timestamp_end``. The tee addon's
+``flow.metadata["sse_chunk_times"]`` is kept as ``Decoded.chunk_times``. A TCP, UDP or DNS flow is a
+``Problem`` (kind ``not-http``); an HTTP flow that errored before a response keeps its request and
+gets an ``Issue`` with mitmproxy's error message.
+"""
+from __future__ import annotations
+
+import importlib.util
+import shlex
+from os import PathLike
+from typing import Any, Iterator
+from urllib.parse import urlsplit
+
+from ..errors import CaptureError
+from ..wire.http import decode_exchange
+from ..wire.records import Decoded, EntryCount, Exchange, Header, Issue, Problem
+
+_CONVERT = "mitmdump -nr {path} --set hardump=out.har"
+
+
+def read(path: str | PathLike, source: str) -> Iterator[Any]:
+    """Yield one ``Decoded`` or ``Problem`` per flow, then ``EntryCount``."""
+    try:
+        from mitmproxy import http as mitm_http
+        from mitmproxy import io as mitm_io
+    except ImportError as exc:
+        raise CaptureError(path, _missing_message(path, exc)) from None
+    try:
+        from mitmproxy.exceptions import FlowReadException
+    except ImportError:  # pragma: no cover - present in every mitmproxy that has io.FlowReader
+        FlowReadException = Exception  # noqa: N806
+
+    try:
+        f = open(path, "rb")
+    except OSError as exc:
+        raise CaptureError(path, f"cannot open: {exc.strerror or exc}") from None
+    with f:
+        entries = 0
+        flows = mitm_io.FlowReader(f).stream()
+        while True:
+            try:
+                flow = next(flows)
+            except StopIteration:
+                break
+            except FlowReadException as exc:
+                if entries == 0:
+                    raise CaptureError(path, f"not a mitmproxy flow file: {exc}", location="flow 0") from None
+                # A truncated tail (mitmproxy killed mid-write) loses only what follows.
+                yield Problem(source, f"flow {entries}", "bad-flow",
+                              f"flow {entries}: unreadable, reading stopped here ({exc})")
+                entries += 1
+                break
+            index = entries
+            entries += 1
+            if not isinstance(flow, mitm_http.HTTPFlow):
+                kind = getattr(flow, "type", None) or type(flow).__name__
+                yield Problem(source, f"flow {index}", "not-http",
+                              f"flow {index}: a {kind} flow, not HTTP")
+                continue
+            yield _decode_flow(flow, source, index)
+        yield EntryCount(source, "flow", entries)
+
+
+def _missing_message(path: str | PathLike, exc: ImportError) -> str:
+    command = _CONVERT.format(path=shlex.quote(str(path)))
+    try:
+        installed = importlib.util.find_spec("mitmproxy") is not None
+    except (ImportError, ValueError):
+        installed = False
+    what = (f"mitmproxy is installed but cannot be imported here ({exc})" if installed
+            else "mitmproxy is not installed in this environment")
+    return (
+        f"{what}, so .mitm flow files cannot be read here. "
+        "mitmproxy needs its own environment on Python 3.11 (installing it next to this toolkit "
+        "downgrades httpx and breaks the OpenAI SDK; see wire-formats.md §5). Convert the file to "
+        f"HAR there and load the HAR instead: {command}"
+    )
+
+
+def _decode_flow(flow: Any, source: str, index: int) -> Decoded:
+    req = flow.request
+    resp = flow.response
+    issues: list[Issue] = []
+    url = _attr(req, "url")
+    host = _attr(req, "host")
+    path = _attr(req, "path")
+    if url and (host is None or path is None):
+        parts = urlsplit(url)
+        host = host or parts.hostname
+        path = path or parts.path
+    if path:
+        path = path.split("?", 1)[0]
+    req_body, req_size = _content(req, "request", issues)
+    resp_body = resp_size = None
+    status = None
+    if resp is not None:
+        resp_body, resp_size = _content(resp, "response", issues)
+        status = _attr(resp, "status_code")
+    error = getattr(flow, "error", None)
+    if error is not None:
+        msg = getattr(error, "msg", None) or str(error)
+        issues.append(Issue("flow-error", f"mitmproxy recorded an error: {msg}"))
+    started = _attr(req, "timestamp_start")
+    ended = _attr(resp, "timestamp_end") if resp is not None else None
+    exchange = Exchange(
+        exchange_id=f"{source}:{index}",
+        source=source,
+        location=f"flow {index}",
+        started_at=float(started) if started is not None else None,
+        method=_attr(req, "method"),
+        url=url,
+        host=host,
+        path=path,
+        status=int(status) if status is not None else None,
+        duration_ms=(float(ended) - float(started)) * 1000.0
+        if started is not None and ended is not None else None,
+        request_bytes=req_size,
+        response_bytes=resp_size,
+        body_fidelity="wire",
+    )
+    req_headers = _headers(req)
+    resp_headers = _headers(resp) if resp is not None else []
+    decoded = decode_exchange(
+        exchange,
+        req_body,
+        resp_body,
+        request_content_type=_header(req_headers, "content-type"),
+        response_content_type=_header(resp_headers, "content-type"),
+    )
+    decoded.headers.extend(Header("request", n, v) for n, v in req_headers)
+    decoded.headers.extend(Header("response", n, v) for n, v in resp_headers)
+    decoded.issues[:0] = issues
+    metadata = getattr(flow, "metadata", None)
+    times = metadata.get("sse_chunk_times") if isinstance(metadata, dict) else None
+    if isinstance(times, (list, tuple)):
+        decoded.chunk_times = [float(t) for t in times if isinstance(t, (int, float))]
+    return decoded
+
+
+def _content(message: Any, direction: str, issues: list[Issue]) -> tuple[bytes | None, int | None]:
+    """The body with its Content-Encoding undone, and the size of the raw (encoded) body."""
+    raw = getattr(message, "raw_content", None)
+    if raw is None:
+        if direction == "response":
+            issues.append(Issue("body-missing", "response body not recorded "
+                                "(streamed with flow.response.stream = True and no tee addon)"))
+        return None, None
+    try:
+        body = message.get_content(strict=False)
+    except ValueError as exc:
+        issues.append(Issue("body-decode", f"{direction} body: {exc}"))
+        body = raw
+    return body, len(raw)
+
+
+def _headers(message: Any) -> list[tuple[str, str]]:
+    headers = getattr(message, "headers", None)
+    if headers is None:
+        return []
+    try:
+        items = headers.items(multi=True)
+    except TypeError:  # a plain mapping
+        items = headers.items()
+    return [(str(n), str(v)) for n, v in items]
+
+
+def _header(headers: list[tuple[str, str]], name: str) -> str | None:
+    for n, v in headers:
+        if n.lower() == name:
+            return v
+    return None
+
+
+def _attr(obj: Any, name: str) -> Any:
+    return getattr(obj, name, None) if obj is not None else None

@@ -1,0 +1,212 @@
+"""Chat Completions: request → tools and input parts; body or delta stream → calls, terminal, usage.
+
+Rows use the Responses vocabulary (``function_call`` / ``function_call_output`` item types) so the
+layers can compare the two APIs without caring which one was spoken.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from .records import Call, InputPart, Issue, Tool
+from .responses import (RequestInfo, ResponseInfo, _int, _str, content_part, decode_tool, fail,
+                        finished_call, run_stream, text_part)
+
+# finish_reason → terminal; anything else is read as completed with an Issue.
+_FINISH = {"stop": "completed", "tool_calls": "completed", "function_call": "completed",
+           "length": "incomplete", "content_filter": "incomplete", "error": "failed"}
+
+
+def decode_request(body: Any) -> RequestInfo:
+    """Tools (nested under ``function``; legacy ``functions`` too) and one row per message part."""
+    if not isinstance(body, dict):
+        return RequestInfo(None, None, issues=[Issue("request-body", "request is not a JSON object")])
+    info = RequestInfo(_str(body.get("model")), body.get("stream") if isinstance(body.get("stream"), bool) else None)
+    for key in ("tools", "functions"):
+        tools = body.get(key)
+        if isinstance(tools, list):
+            info.tools += [_legacy(t) if key == "functions" else decode_tool(t) for t in tools]
+        elif tools is not None:
+            info.issues.append(Issue("request-body", f"`{key}` is not a list"))
+    messages = body.get("messages")
+    if isinstance(messages, list):
+        for i, msg in enumerate(messages):
+            _message(i, msg, info)
+    elif messages is not None:
+        info.issues.append(Issue("request-body", "`messages` is not a list"))
+    return info
+
+
+def _legacy(fn: Any) -> Tool:
+    if not isinstance(fn, dict):
+        return Tool(None, "absent", kind="invalid")
+    return decode_tool({"type": "function", "function": fn})
+
+
+def _message(i: int, msg: Any, info: RequestInfo) -> None:
+    if not isinstance(msg, dict):
+        info.issues.append(Issue("request-body", f"message {i} is not an object"))
+        return
+    role = _str(msg.get("role"))
+    is_result = role in ("tool", "function")
+    itype = "function_call_output" if is_result else "message"
+    cid = _str(msg.get("tool_call_id")) if is_result else None
+    content = msg.get("content")
+    rows: list[InputPart] = []
+    if isinstance(content, str):
+        rows.append(text_part(i, 0, role, itype, "text", content, call_id=cid))
+    elif isinstance(content, list):
+        rows += [content_part(i, j, role, itype, p, call_id=cid) for j, p in enumerate(content)]
+    calls = msg.get("tool_calls")
+    for tc in calls if isinstance(calls, list) else ():
+        fn = tc.get("function") if isinstance(tc, dict) and isinstance(tc.get("function"), dict) else {}
+        rows.append(InputPart(i, len(rows), role, "function_call", "function_call",
+                              text=_str(fn.get("arguments")), call_id=_str(tc.get("id")) if isinstance(tc, dict) else None,
+                              name=_str(fn.get("name"))))
+    info.inputs += rows
+
+
+def _finish(info: ResponseInfo, reason: Any) -> None:
+    if not isinstance(reason, str) or info.terminal is not None:
+        return
+    terminal = _FINISH.get(reason)
+    if terminal is None:
+        info.issues.append(Issue("finish-reason", f"unknown finish_reason {reason!r}, read as completed"))
+        terminal = "completed"
+    if terminal == "failed":
+        fail(info, {"code": reason})
+    else:
+        info.terminal = terminal
+        if terminal == "incomplete":
+            info.error_code = reason
+
+
+def _usage(info: ResponseInfo, usage: Any) -> None:
+    if isinstance(usage, dict) and usage:
+        info.usage = usage
+        info.input_tokens, info.output_tokens = _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))
+
+
+def decode_response(body: Any) -> ResponseInfo:
+    """A non-streamed ``chat.completion`` (or a 200 body that is only an error envelope)."""
+    info = ResponseInfo()
+    if not isinstance(body, dict):
+        info.issues.append(Issue("response-body", "response is not a JSON object"))
+        return info
+    if body.get("error") and "choices" not in body:
+        fail(info, body)
+        return info
+    info.model = _str(body.get("model"))
+    _usage(info, body.get("usage"))
+    choices = body.get("choices")
+    choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
+    _finish(info, choice.get("finish_reason"))
+    if info.terminal is None:
+        info.issues.append(Issue("response-body", "no choice with a finish_reason"))
+    msg = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+    for tc in msg.get("tool_calls") or ():
+        if isinstance(tc, dict):
+            fn = tc.get("function") if isinstance(tc.get("function"), dict) else {}
+            info.calls.append(finished_call(tc.get("id"), None, fn.get("name"), fn.get("arguments")))
+    if isinstance(msg.get("function_call"), dict):  # legacy single function call
+        fc = msg["function_call"]
+        info.calls.append(finished_call(None, None, fc.get("name"), fc.get("arguments")))
+    return info
+
+
+@dataclass(slots=True)
+class _CallState:
+    call_id: str | None
+    name: str | None
+    pieces: list[str] = field(default_factory=list)
+
+
+class ChatStream:
+    """Feed parsed ``chat.completion.chunk`` payloads; tool-call deltas are keyed by ``index``."""
+
+    def __init__(self) -> None:
+        self.info = ResponseInfo()
+        self._calls: list[_CallState] = []
+        self._open: dict[tuple[int, Any], _CallState] = {}  # (choice index, tool_call index)
+        self._done = False
+        self._stopped = False
+        self._chunks = 0
+
+    def _issue(self, kind: str, message: str, offset: int | None) -> None:
+        where = f"byte {offset}: " if offset is not None else ""
+        self.info.issues.append(Issue(kind, where + message))
+
+    def bad_frame(self, offset: int, error: str) -> None:
+        self._issue("sse-frame", error, offset)
+
+    def done(self, offset: int | None = None) -> None:
+        if not self._stopped:  # the SDK stops reading at [DONE] (or already did, at an error)
+            self._done = self._stopped = True
+
+    def feed(self, chunk: dict, offset: int | None = None) -> None:
+        if self._stopped or not isinstance(chunk, dict):
+            return
+        self._chunks += 1
+        info = self.info
+        if chunk.get("error"):  # the SDK raises APIError on any truthy top-level "error"
+            fail(info, chunk)
+            self._stopped = True
+            return
+        info.model = info.model or _str(chunk.get("model"))
+        _usage(info, chunk.get("usage"))
+        for choice in chunk.get("choices") or ():
+            if not isinstance(choice, dict):
+                continue
+            ci = _int(choice.get("index")) or 0
+            delta = choice.get("delta") if isinstance(choice.get("delta"), dict) else {}
+            for tc in delta.get("tool_calls") or ():
+                if isinstance(tc, dict):
+                    self._tool_delta(ci, tc, offset)
+            if ci == 0:
+                _finish(info, choice.get("finish_reason"))
+
+    def _tool_delta(self, ci: int, tc: dict, offset: int | None) -> None:
+        fn = tc.get("function") if isinstance(tc.get("function"), dict) else {}
+        idx = _int(tc.get("index"))
+        key = (ci, idx if idx is not None else _str(tc.get("id")))
+        cid, name = _str(tc.get("id")), _str(fn.get("name"))
+        st = self._open.get(key)
+        if key[1] is None and st is None and self._calls:  # no index, no id: continue the last call
+            st = self._calls[-1]
+        if st is not None and cid and st.call_id and cid != st.call_id:
+            self._issue("sse-call", f"tool_calls index {idx} changed id {st.call_id!r} → {cid!r}", offset)
+            st = None
+        if st is None:
+            st = self._open[key] = _CallState(cid, name)
+            self._calls.append(st)
+        st.call_id = st.call_id or cid
+        if name and st.name and name != st.name:
+            self._issue("sse-call", f"tool_calls index {idx} changed name {st.name!r} → {name!r}", offset)
+        st.name = st.name or name
+        if isinstance(fn.get("arguments"), str):
+            st.pieces.append(fn["arguments"])
+
+    def finish(self) -> ResponseInfo:
+        info = self.info
+        if info.terminal is None:
+            if self._done:
+                info.terminal = "completed"
+                self._issue("finish-reason", "[DONE] without a finish_reason", None)
+            else:
+                info.terminal = "cut"
+                self._issue("stream-cut", f"stream ended without finish_reason or [DONE] after {self._chunks} chunks", None)
+        finished = self._done or info.terminal in ("completed", "incomplete")
+        why = "stream was cut before the call finished" if info.terminal == "cut" else \
+            "response failed before the call finished"
+        for st in self._calls:
+            raw = "".join(st.pieces)
+            if not finished:
+                info.calls.append(Call(st.call_id, None, st.name, raw, None, why, complete=False))
+            else:
+                info.calls.append(finished_call(st.call_id, None, st.name, raw))
+        return info
+
+
+def decode_stream(chunks: bytes | str | Iterable[bytes]) -> ResponseInfo:
+    """A whole Chat Completions SSE body (or its chunks) → the result a client would have seen."""
+    return run_stream(ChatStream(), chunks)

@@ -1,0 +1,414 @@
+"""OpenAI Responses API: request → tools and input parts; body or SSE stream → calls, terminal, usage.
+
+Also holds the pieces Chat Completions shares (result types, content parts, argument parsing), so
+each fact (a placeholder string, a data-URL rule) is written once.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from .envelopes import error_fields
+from .records import Call, InputPart, Issue, Tool
+from .schemas import strict_state
+from .sse import decode_events, describe_json_error, parse_json_events
+
+# pi-ai downgradeUnsupportedImages (src/api/transform-messages.ts:62), see reference pi-ai.md §7.
+IMAGE_PLACEHOLDERS = (
+    "(image omitted: model does not support images)",
+    "(tool image omitted: model does not support images)",
+)
+
+
+@dataclass(slots=True)
+class RequestInfo:
+    model: str | None
+    stream: bool | None  # None: the request had no boolean `stream`
+    tools: list[Tool] = field(default_factory=list)
+    inputs: list[InputPart] = field(default_factory=list)
+    issues: list[Issue] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ResponseInfo:
+    """What the model answered, from a JSON body or a reassembled stream."""
+
+    model: str | None = None
+    terminal: str | None = None  # records.TERMINALS, None when the body does not say
+    error_type: str | None = None
+    error_code: str | None = None  # for `incomplete`, the reason (max_output_tokens, length, …)
+    error_message: str | None = None
+    calls: list[Call] = field(default_factory=list)
+    usage: dict | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    issues: list[Issue] = field(default_factory=list)
+
+
+StreamResult = ResponseInfo
+
+
+# ---- shared helpers -------------------------------------------------------------------------
+
+def _str(v: Any) -> str | None:
+    return v if isinstance(v, str) else None
+
+
+def _int(v: Any) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def has_placeholder(text: Any) -> bool:
+    return isinstance(text, str) and any(p in text for p in IMAGE_PLACEHOLDERS)
+
+
+def base64_size(payload: str) -> int:
+    """Decoded length of base64 text from its length alone (no decoding of a large image)."""
+    n = len(payload) - sum(payload.count(c) for c in " \n\r\t")
+    pad = 2 if payload.rstrip().endswith("==") else 1 if payload.rstrip().endswith("=") else 0
+    return max(n * 3 // 4 - pad, 0)
+
+
+def data_url_info(url: Any) -> tuple[str | None, int | None]:
+    """``(media_type, decoded byte size)`` of a data URL; ``(None, None)`` for other URLs."""
+    if not isinstance(url, str) or not url[:5].lower() == "data:":
+        return None, None
+    head, comma, payload = url[5:].partition(",")
+    if not comma:
+        return None, None
+    params = head.split(";")
+    media = params[0].strip().lower() or None
+    if any(p.strip().lower() == "base64" for p in params[1:]):
+        return media, base64_size(payload)
+    from urllib.parse import unquote_to_bytes
+    return media, len(unquote_to_bytes(payload))
+
+
+def content_part(item_index: int, part_index: int, role: str | None, item_type: str,
+                 part: Any, *, call_id: str | None = None) -> InputPart:
+    """One content part of either API (input_text/input_image/input_file, text/image_url/file)."""
+    row = InputPart(item_index, part_index, role, item_type, "invalid", call_id=call_id)
+    if isinstance(part, str):  # a bare string inside a content list
+        row.part_type, row.text = "text", part
+    elif isinstance(part, dict):
+        ptype = row.part_type = _str(part.get("type")) or "unknown"
+        if "text" in part or ptype == "refusal":
+            row.text = _str(part.get("text", part.get("refusal")))
+        elif ptype == "input_image":
+            row.media_type, row.byte_size = data_url_info(part.get("image_url"))
+        elif ptype == "image_url":
+            img = part.get("image_url")
+            row.media_type, row.byte_size = data_url_info(img.get("url") if isinstance(img, dict) else img)
+        elif ptype in ("input_file", "file"):
+            f = part.get("file") if ptype == "file" and isinstance(part.get("file"), dict) else part
+            data = f.get("file_data")
+            if isinstance(data, str) and data[:5].lower() == "data:":
+                row.media_type, row.byte_size = data_url_info(data)
+            elif isinstance(data, str):
+                row.byte_size = base64_size(data)
+            row.text = _str(f.get("filename"))
+        elif ptype == "input_audio":
+            a = part.get("input_audio") if isinstance(part.get("input_audio"), dict) else part
+            fmt = _str(a.get("format"))
+            row.media_type = f"audio/{fmt}" if fmt else None
+            row.byte_size = base64_size(a["data"]) if isinstance(a.get("data"), str) else None
+    row.image_dropped = has_placeholder(row.text)
+    return row
+
+
+def text_part(item_index: int, part_index: int, role: str | None, item_type: str, part_type: str,
+              text: str, **kw: Any) -> InputPart:
+    return InputPart(item_index, part_index, role, item_type, part_type, text=text,
+                     image_dropped=has_placeholder(text), **kw)
+
+
+def parse_arguments(raw: Any) -> tuple[dict | None, str | None]:
+    """Arguments JSON string → ``(dict, None)`` or ``(None, why not)``."""
+    if not isinstance(raw, str):
+        return None, "no arguments string"
+    if not raw.strip():
+        return None, "empty arguments string"
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as e:
+        return None, describe_json_error(e)
+    if not isinstance(value, dict):
+        return None, f"arguments are JSON {type(value).__name__}, not an object"
+    return value, None
+
+
+def finished_call(call_id: Any, item_id: Any, name: Any, raw: Any) -> Call:
+    args, err = parse_arguments(raw)
+    return Call(_str(call_id), _str(item_id), _str(name), _str(raw), args, err)
+
+
+def fail(info: ResponseInfo, obj: Any) -> None:
+    """Terminal ``failed`` with the fields of an error object (first error wins)."""
+    info.terminal = "failed"
+    if info.error_type is None and info.error_code is None and info.error_message is None:
+        info.error_type, info.error_code, info.error_message = error_fields(obj)
+
+
+# ---- request ----------------------------------------------------------------------------------
+
+def decode_tool(t: Any) -> Tool:
+    """A Responses tool (flat); a Chat-shaped tool is read under ``function`` too."""
+    if not isinstance(t, dict):
+        return Tool(None, "absent", kind="invalid")
+    kind = _str(t.get("type")) or "function"
+    src = t.get("function") if isinstance(t.get("function"), dict) else t
+    return Tool(_str(src.get("name")), strict_state(t), src.get("parameters"),
+                _str(src.get("description")), kind)
+
+
+def decode_request(body: Any) -> RequestInfo:
+    """Tools (including pi-ai's ``additional_tools`` input items) and one row per input part."""
+    if not isinstance(body, dict):
+        return RequestInfo(None, None, issues=[Issue("request-body", "request is not a JSON object")])
+    info = RequestInfo(_str(body.get("model")), body.get("stream") if isinstance(body.get("stream"), bool) else None)
+    tools = body.get("tools")
+    if isinstance(tools, list):
+        info.tools += [decode_tool(t) for t in tools]
+    elif tools is not None:
+        info.issues.append(Issue("request-body", "`tools` is not a list"))
+    inp = body.get("input")
+    if isinstance(inp, str):
+        info.inputs.append(text_part(0, 0, "user", "message", "input_text", inp))
+    elif isinstance(inp, list):
+        for i, item in enumerate(inp):
+            _input_item(i, item, info)
+    elif inp is not None:
+        info.issues.append(Issue("request-body", "`input` is neither a string nor a list"))
+    return info
+
+
+def _input_item(i: int, item: Any, info: RequestInfo) -> None:
+    if not isinstance(item, dict):
+        info.issues.append(Issue("request-body", f"input item {i} is not an object"))
+        return
+    role = _str(item.get("role"))
+    itype = _str(item.get("type")) or ("message" if role else "unknown")
+    rows = info.inputs
+    if itype == "message":
+        content = item.get("content")
+        default = "output_text" if role == "assistant" else "input_text"
+        if isinstance(content, str):
+            rows.append(text_part(i, 0, role, itype, default, content))
+        elif isinstance(content, list):
+            rows += [content_part(i, j, role, itype, p) for j, p in enumerate(content)]
+    elif itype == "function_call":
+        rows.append(InputPart(i, 0, role, itype, itype, text=_str(item.get("arguments")),
+                              call_id=_str(item.get("call_id")), name=_str(item.get("name"))))
+    elif itype == "function_call_output":
+        out, cid = item.get("output"), _str(item.get("call_id"))
+        if isinstance(out, list):
+            rows += [content_part(i, j, role, itype, p, call_id=cid) for j, p in enumerate(out)]
+        else:
+            rows.append(text_part(i, 0, role, itype, "input_text", _str(out), call_id=cid))
+    else:
+        if itype == "additional_tools" and isinstance(item.get("tools"), list):
+            info.tools += [decode_tool(t) for t in item["tools"]]
+        rows.append(InputPart(i, 0, role, itype, itype, call_id=_str(item.get("call_id")),
+                              name=_str(item.get("name"))))
+
+
+# ---- response body ------------------------------------------------------------------------------
+
+_STATUS = {"completed": "completed", "incomplete": "incomplete", "failed": "failed", "cancelled": "failed"}
+
+
+def _apply_response(info: ResponseInfo, resp: dict, status: Any = None) -> None:
+    """Model, usage and terminal state from a Response object (body or stream event); a terminal
+    event's name overrides the object's ``status``."""
+    info.model = _str(resp.get("model")) or info.model
+    usage = resp.get("usage")
+    if isinstance(usage, dict):
+        info.usage = usage
+        info.input_tokens, info.output_tokens = _int(usage.get("input_tokens")), _int(usage.get("output_tokens"))
+    status = status or resp.get("status")
+    terminal = _STATUS.get(status) if isinstance(status, str) else None
+    if terminal == "failed":
+        fail(info, {"error": resp.get("error") or {"code": status}})
+    elif terminal == "incomplete":
+        info.terminal = "incomplete"
+        details = resp.get("incomplete_details")
+        info.error_code = _str(details.get("reason")) if isinstance(details, dict) else None
+    elif terminal:
+        info.terminal = terminal
+
+
+def decode_response(body: Any) -> ResponseInfo:
+    """A non-streamed Response object (or a 200 body that is only an error envelope)."""
+    info = ResponseInfo()
+    if not isinstance(body, dict):
+        info.issues.append(Issue("response-body", "response is not a JSON object"))
+        return info
+    if body.get("error") and "output" not in body and "status" not in body:
+        fail(info, body)
+        return info
+    _apply_response(info, body)
+    if info.terminal is None:
+        info.issues.append(Issue("response-body", f"response status {body.get('status')!r} is not terminal"))
+    for item in body.get("output") or ():
+        if isinstance(item, dict) and item.get("type") == "function_call":
+            info.calls.append(finished_call(item.get("call_id"), item.get("id"), item.get("name"),
+                                            item.get("arguments")))
+    return info
+
+
+# ---- stream -------------------------------------------------------------------------------------
+
+@dataclass(slots=True)
+class _CallState:
+    item_id: str | None
+    output_index: int | None
+    call_id: str | None = None
+    name: str | None = None
+    deltas: list[str] = field(default_factory=list)
+    done_args: str | None = None  # from function_call_arguments.done
+    final: dict | None = None  # the output_item.done item (or the terminal output's item)
+
+
+class ResponsesStream:
+    """Feed parsed SSE payloads in order; ``finish()`` reassembles calls as a client would."""
+
+    def __init__(self) -> None:
+        self.info = ResponseInfo()
+        self._calls: list[_CallState] = []
+        self._by_item: dict[str, _CallState] = {}
+        self._by_index: dict[int, _CallState] = {}
+        self._stopped = False  # the client stops reading after an error or [DONE]
+        self._events = 0
+        self._last_seq: int | None = None
+
+    def _issue(self, kind: str, message: str, offset: int | None) -> None:
+        where = f"byte {offset}: " if offset is not None else ""
+        self.info.issues.append(Issue(kind, where + message))
+
+    def bad_frame(self, offset: int, error: str) -> None:
+        self._issue("sse-frame", error, offset)
+
+    def done(self, offset: int | None = None) -> None:
+        """``data: [DONE]`` (not part of Responses): openai-python stops reading there."""
+        self._stopped = True
+
+    def feed(self, ev: dict, offset: int | None = None) -> None:
+        if self._stopped or not isinstance(ev, dict):
+            return
+        self._events += 1
+        seq = _int(ev.get("sequence_number"))
+        if seq is not None:
+            if self._last_seq is not None and seq <= self._last_seq:
+                self._issue("sse-order", f"sequence_number {seq} after {self._last_seq}", offset)
+            self._last_seq = seq
+        info = self.info
+        etype = ev.get("type")
+        if ev.get("error"):  # the SDK raises APIError on any truthy top-level "error"
+            fail(info, ev)
+            self._stopped = True
+            return
+        if etype == "error":
+            fail(info, {"code": ev.get("code"), "message": ev.get("message")})
+            self._stopped = True
+            return
+        resp = ev.get("response")
+        if isinstance(etype, str) and etype.startswith("response.") and isinstance(resp, dict) \
+                and etype.count(".") == 1:
+            if info.terminal is None:
+                terminal = etype in ("response.completed", "response.incomplete", "response.failed")
+                _apply_response(info, resp, etype.split(".")[1] if terminal else None)
+                if terminal:
+                    self._adopt_output(resp.get("output"), offset)
+            return
+        if etype == "response.output_item.added":
+            item = ev.get("item")
+            if isinstance(item, dict) and item.get("type") == "function_call":
+                st = self._state(_str(item.get("id")), _int(ev.get("output_index")), create=True)
+                st.call_id, st.name = _str(item.get("call_id")), _str(item.get("name"))
+                if isinstance(item.get("arguments"), str) and item["arguments"]:
+                    st.deltas.append(item["arguments"])
+        elif etype in ("response.function_call_arguments.delta", "response.function_call_arguments.done"):
+            st = self._state(_str(ev.get("item_id")), _int(ev.get("output_index")))
+            if st is None:
+                self._issue("sse-call", f"{etype} for unknown item {ev.get('item_id')!r}", offset)
+                st = self._state(_str(ev.get("item_id")), _int(ev.get("output_index")), create=True)
+            if etype.endswith(".delta"):
+                if isinstance(ev.get("delta"), str):
+                    st.deltas.append(ev["delta"])
+            else:
+                st.done_args = _str(ev.get("arguments"))
+                st.name = st.name or _str(ev.get("name"))
+        elif etype == "response.output_item.done":
+            item = ev.get("item")
+            if isinstance(item, dict) and item.get("type") == "function_call":
+                st = self._state(_str(item.get("id")), _int(ev.get("output_index")), create=True)
+                st.final = item
+
+    def _state(self, item_id: str | None, index: int | None, create: bool = False) -> _CallState | None:
+        st = self._by_item.get(item_id) if item_id else self._by_index.get(index)
+        if st is None and create:
+            st = _CallState(item_id, index)
+            self._calls.append(st)
+            if item_id:
+                self._by_item[item_id] = st
+            if index is not None:
+                self._by_index[index] = st
+        return st
+
+    def _adopt_output(self, output: Any, offset: int | None) -> None:
+        """Final items in the terminal response finish calls whose output_item.done was missing."""
+        for i, item in enumerate(output or ()):
+            if not (isinstance(item, dict) and item.get("type") == "function_call"):
+                continue
+            st = self._state(_str(item.get("id")), i)
+            if st is None:
+                self._issue("sse-call", f"call {item.get('call_id')!r} only in the terminal response", offset)
+                st = self._state(_str(item.get("id")), i, create=True)
+            st.final = st.final or item
+
+    def finish(self) -> ResponseInfo:
+        info = self.info
+        if info.terminal is None:
+            info.terminal = "cut"
+            self._issue("stream-cut", f"stream ended without a terminal event after {self._events} events", None)
+        unfinished = {"cut": "stream was cut before the call finished",
+                      "failed": "response failed before the call finished"}.get(
+            info.terminal, "call never finished (no response.output_item.done)")
+        for st in self._calls:
+            info.calls.append(self._call(st, unfinished))
+        return info
+
+    def _call(self, st: _CallState, unfinished: str) -> Call:
+        joined = "".join(st.deltas) if st.deltas else None
+        final = st.final or {}
+        final_args = _str(final.get("arguments"))
+        label = st.item_id or st.call_id or f"output {st.output_index}"
+        if st.done_args is not None and joined is not None and joined != st.done_args:
+            self._issue("call-arguments", f"{label}: arguments.done differs from the joined deltas", None)
+        if final_args is not None and st.done_args is not None and final_args != st.done_args:
+            self._issue("call-arguments", f"{label}: output_item.done differs from arguments.done", None)
+        raw = next((a for a in (final_args, st.done_args, joined) if a is not None), None)
+        call_id = _str(final.get("call_id")) or st.call_id
+        name = _str(final.get("name")) or st.name
+        item_id = _str(final.get("id")) or st.item_id
+        if st.final is None:
+            return Call(call_id, item_id, name, raw, None, unfinished, complete=False)
+        return finished_call(call_id, item_id, name, raw)
+
+
+def decode_stream(chunks: bytes | str | Iterable[bytes]) -> ResponseInfo:
+    """A whole Responses SSE body (or its chunks) → the result a client would have seen."""
+    return run_stream(ResponsesStream(), chunks)
+
+
+def run_stream(machine: Any, chunks: bytes | str | Iterable[bytes]) -> ResponseInfo:
+    """Drive a stream machine (Responses or Chat) over SSE bytes; shared by both APIs."""
+    for offset, payload, error in parse_json_events(decode_events(chunks)):
+        if error is not None:
+            machine.bad_frame(offset, error)
+        elif payload is None:
+            machine.done(offset)
+        else:
+            machine.feed(payload, offset)
+    return machine.finish()

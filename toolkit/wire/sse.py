@@ -1,0 +1,160 @@
+"""Incremental text/event-stream decoder (WHATWG), so a stream reads the same however it was chunked.
+
+Lines are split on the raw bytes (CR, LF, CRLF are ASCII, never inside a UTF-8 sequence) and each
+whole line is decoded afterwards, which makes splits inside CRLF or inside a character harmless.
+Dispatch follows the OpenAI SDKs: a blank line dispatches a frame that has ``data`` or ``event``.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+_BOM = b"\xef\xbb\xbf"
+_EOL = re.compile(rb"[\r\n]")
+DONE_PREFIX = "[DONE]"  # openai-python _streaming.py: `if sse.data.startswith("[DONE]")`
+
+
+@dataclass(frozen=True, slots=True)
+class SSEEvent:
+    """One dispatched frame; ``offset`` is the byte where its first field line starts."""
+
+    event: str | None
+    data: str
+    id: str | None
+    retry: int | None
+    offset: int
+    complete: bool = True  # False: the stream ended before the frame's blank line (never dispatched)
+
+
+class SSEDecoder:
+    """Bytes in (any chunking), events out. ``close()`` reports an unfinished last frame."""
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        self._base = 0  # absolute offset of _buf[0]
+        self._scanned = 0  # bytes of _buf already known to hold no line break
+        self._bom_checked = False
+        self._after_cr = False
+        self._reset_frame()
+        self._last_id: str | None = None
+
+    def _reset_frame(self) -> None:
+        self._start: int | None = None
+        self._event: str | None = None
+        self._data: list[str] = []
+        self._retry: int | None = None
+
+    def feed(self, chunk: bytes) -> list[SSEEvent]:
+        self._buf += chunk
+        out: list[SSEEvent] = []
+        if not self._bom_checked:
+            if len(self._buf) < len(_BOM) and _BOM.startswith(bytes(self._buf)):
+                return out  # could still be a BOM split across chunks
+            self._bom_checked = True
+            if self._buf.startswith(_BOM):
+                self._consume(len(_BOM))
+        if self._after_cr and self._buf:
+            self._after_cr = False
+            if self._buf[0] == 0x0A:  # the LF of a CRLF split across chunks
+                self._consume(1)
+        buf, start = self._buf, 0
+        while (m := _EOL.search(buf, max(start, self._scanned))) is not None:
+            i = m.start()
+            end = i + 1
+            if buf[i] == 0x0D:
+                if i + 1 < len(buf):
+                    end += buf[i + 1] == 0x0A
+                else:
+                    self._after_cr = True
+            self._line(bytes(buf[start:i]), self._base + start, out)
+            start = end
+        self._consume(start)
+        self._scanned = len(self._buf)
+        return out
+
+    def close(self) -> list[SSEEvent]:
+        """End of stream: an unterminated last line still counts, but an unfinished frame is
+        returned with ``complete=False`` because a client would never dispatch it."""
+        out: list[SSEEvent] = []
+        if self._buf:
+            self._bom_checked = True
+            self._line(bytes(self._buf), self._base, out)
+            self._consume(len(self._buf))
+        if self._data or self._event is not None:
+            out.append(self._frame(complete=False))
+        self._reset_frame()
+        return out
+
+    def _consume(self, n: int) -> None:
+        del self._buf[:n]
+        self._base += n
+        self._scanned = 0
+
+    def _frame(self, complete: bool = True) -> SSEEvent:
+        return SSEEvent(self._event, "\n".join(self._data), self._last_id, self._retry,
+                        self._start if self._start is not None else self._base, complete)
+
+    def _line(self, raw: bytes, offset: int, out: list[SSEEvent]) -> None:
+        if not raw:
+            if self._data or self._event is not None:
+                out.append(self._frame())
+            self._reset_frame()
+            return
+        line = raw.decode("utf-8", errors="replace")
+        if line.startswith(":"):
+            return
+        name, colon, value = line.partition(":")
+        if colon and value.startswith(" "):
+            value = value[1:]
+        if self._start is None:
+            self._start = offset
+        if name == "event":
+            self._event = value
+        elif name == "data":
+            self._data.append(value)
+        elif name == "id":
+            if "\0" not in value:
+                self._last_id = value
+        elif name == "retry":
+            if value.isascii() and value.isdigit():
+                self._retry = int(value)
+
+
+def decode_events(chunks: bytes | str | Iterable[bytes]) -> list[SSEEvent]:
+    """All events of a whole body or an iterable of chunks, including an unfinished last frame."""
+    if isinstance(chunks, str):
+        chunks = chunks.encode("utf-8")
+    if isinstance(chunks, (bytes, bytearray)):
+        chunks = (chunks,)
+    dec = SSEDecoder()
+    out: list[SSEEvent] = []
+    for chunk in chunks:
+        out += dec.feed(chunk)
+    return out + dec.close()
+
+
+def describe_json_error(e: json.JSONDecodeError) -> str:
+    """One wording for bad JSON everywhere: 'invalid JSON at char 17: Expecting ',' delimiter'."""
+    return f"invalid JSON at char {e.pos}: {e.msg}"
+
+
+def parse_json_events(events: Iterable[SSEEvent]) -> Iterator[tuple[int, dict | None, str | None]]:
+    """Yield ``(offset, payload, error)`` per frame. ``(offset, None, None)`` is the ``[DONE]``
+    marker; a frame that is not a JSON object, or never finished, yields an error string."""
+    for ev in events:
+        if not ev.complete:
+            yield ev.offset, None, "stream ended inside this frame (no blank line), so it was never dispatched"
+        elif ev.data.startswith(DONE_PREFIX):
+            yield ev.offset, None, None
+        else:
+            try:
+                payload = json.loads(ev.data)
+            except json.JSONDecodeError as e:
+                yield ev.offset, None, describe_json_error(e)
+                continue
+            if isinstance(payload, dict):
+                yield ev.offset, payload, None
+            else:
+                yield ev.offset, None, f"frame is JSON {type(payload).__name__}, not an object"

@@ -110,3 +110,10 @@ def test_any_chunking_of_crlf_fixture(cuts):
     whole = feed_all([body])
     assert len(whole) == 6 and all(isinstance(e, SSEEvent) for e in whole)
     assert feed_all(_split(body, cuts)) == whole
+
+
+@settings(max_examples=300, deadline=None)
+@given(sse_bodies())
+def test_whole_body_fast_path_matches_incremental_decoder(body):
+    lf_only = body.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    assert decode_events(lf_only) == feed_all([lf_only[i:i + 1] for i in range(len(lf_only))])

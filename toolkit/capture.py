@@ -125,39 +125,44 @@ class _Progress:
 
 
 class _Builder:
-    """Collects records into column lists; builds the frames once at the end."""
+    """Collects one tuple per row (in ``frames.SCHEMAS`` column order); builds frames once at the end."""
 
     def __init__(self, *, redact: bool):
         self.redact = redact
-        self.cols = {name: {c: [] for c in frames.SCHEMAS[name]} for name in FRAME_NAMES}
-        self.schemas: dict[str, dict] = {}  # hash -> [schema, n_properties, uses, first exchange]
+        self.rows: dict[str, list[tuple]] = {name: [] for name in FRAME_NAMES}
+        self.schemas: dict[str, list] = {}  # hash -> [schema, n_properties, uses, first exchange]
         self.entries: list[dict] = []
-        self._txt = redact_text if redact else _same
         self._obj = redact_obj if redact else _same
+        self._txt_cache: dict[str, str | None] = {}
 
-    def _row(self, frame: str, **values) -> None:
-        cols = self.cols[frame]
-        for col, lst in cols.items():
-            lst.append(values.get(col))
+    def _txt(self, text: str | None) -> str | None:
+        """Redact, remembering short strings: histories resend the same texts in every request."""
+        if not self.redact or text is None:
+            return text
+        if len(text) > 2048:
+            return redact_text(text)
+        out = self._txt_cache.get(text, _MISS)
+        if out is _MISS:
+            if len(self._txt_cache) > 65536:
+                self._txt_cache.clear()
+            out = self._txt_cache[text] = redact_text(text)
+        return out
 
     def add(self, rec, fmt: str) -> None:
         if isinstance(rec, Decoded):
             self._decoded(rec)
         elif isinstance(rec, Event):
-            self._row(
-                "events", source=rec.source, location=rec.location, exchange_id=rec.exchange_id, seq=rec.seq,
-                time=rec.time, type=rec.type, turn=rec.turn, step=rec.step, payload=self._obj(rec.payload),
-            )
+            self.rows["events"].append((
+                rec.source, rec.location, rec.exchange_id, rec.seq, rec.time, rec.type, rec.turn, rec.step,
+                self._obj(rec.payload),
+            ))
         elif isinstance(rec, ToolResult):
-            self._row(
-                "tool_results", exchange_id=rec.exchange_id, call_id=rec.call_id, turn=rec.turn, step=rec.step,
-                is_error=rec.is_error, text=self._txt(rec.text), error_name=rec.error_name, error_code=rec.error_code,
-            )
+            self.rows["tool_results"].append((
+                rec.exchange_id, rec.call_id, rec.turn, rec.step, rec.is_error, self._txt(rec.text),
+                rec.error_name, rec.error_code,
+            ))
         elif isinstance(rec, Problem):
-            self._row(
-                "problems", source=rec.source, location=rec.location, kind=rec.kind,
-                message=self._txt(rec.message), exchange_id=rec.exchange_id,
-            )
+            self.rows["problems"].append((rec.source, rec.location, rec.kind, self._txt(rec.message), rec.exchange_id))
         elif isinstance(rec, EntryCount):
             self.entries.append({"source": rec.source, "format": fmt, "unit": rec.unit, "entries": rec.entries})
         else:  # a reader bug, not bad input
@@ -166,59 +171,58 @@ class _Builder:
     def _decoded(self, d: Decoded) -> None:
         ex = d.exchange
         xid = ex.exchange_id
-        values = {f: getattr(ex, f) for f in ex.__slots__}
-        values["url"] = self._txt(ex.url)
-        values["error_message"] = self._txt(ex.error_message)
-        self._row("exchanges", **values)
+        txt = self._txt
+        self.rows["exchanges"].append((
+            xid, ex.source, ex.location, ex.started_at, ex.method, txt(ex.url), ex.host, ex.path, ex.api,
+            ex.provider, ex.model, ex.stream, ex.status, ex.duration_ms, ex.request_bytes, ex.response_bytes,
+            ex.terminal, ex.error_type, ex.error_code, txt(ex.error_message), ex.input_tokens, ex.output_tokens,
+            ex.cache_read_tokens, ex.reasoning_tokens, ex.body_fidelity, ex.log_id,
+        ))
+        tools = self.rows["tools"]
         for pos, tool in enumerate(d.tools):
             h = schema_hash(tool.parameters)
-            facts = schema_facts(tool.parameters)
+            facts = schema_facts(tool.parameters, h)
             entry = self.schemas.get(h)
             if entry is None:
                 props = tool.parameters.get("properties") if isinstance(tool.parameters, dict) else None
                 self.schemas[h] = [tool.parameters, len(props) if isinstance(props, dict) else 0, 1, xid]
             else:
                 entry[2] += 1
-            self._row(
-                "tools", exchange_id=xid, position=pos, name=tool.name, kind=tool.kind, strict_state=tool.strict_state,
-                required=facts.required, optional=facts.optional,
-                additional_properties=facts.additional_properties, schema_hash=h,
-            )
+            tools.append((
+                xid, pos, tool.name, tool.kind, tool.strict_state, facts.required, facts.optional,
+                facts.additional_properties, h,
+            ))
+        calls = self.rows["calls"]
         for c in d.calls:
-            self._row(
-                "calls", exchange_id=xid, call_id=c.call_id, item_id=c.item_id, name=c.name,
-                arguments_raw=self._txt(c.arguments_raw), arguments=self._obj(c.arguments),
-                parse_error=c.parse_error, complete=c.complete,
-            )
+            calls.append((
+                xid, c.call_id, c.item_id, c.name, txt(c.arguments_raw), self._obj(c.arguments), c.parse_error, c.complete,
+            ))
+        inputs = self.rows["inputs"]
+        preview = frames.TEXT_PREVIEW
         for p in d.inputs:
             text = p.text
-            self._row(
-                "inputs", exchange_id=xid, item_index=p.item_index, part_index=p.part_index, role=p.role,
-                item_type=p.item_type, part_type=p.part_type, media_type=p.media_type, byte_size=p.byte_size,
-                text_chars=None if text is None else len(text),
-                text=None if text is None else self._txt(text[: frames.TEXT_PREVIEW]),
-                image_dropped=p.image_dropped,
-            )
+            inputs.append((
+                xid, p.item_index, p.part_index, p.role, p.item_type, p.part_type, p.call_id, p.name, p.media_type,
+                p.byte_size, None if text is None else len(text), None if text is None else txt(text[:preview]),
+                p.image_dropped,
+            ))
+        headers = self.rows["headers"]
         for h in d.headers:
             value = redact_header(h.name, h.value) if self.redact else h.value
-            self._row("headers", exchange_id=xid, direction=h.direction, name=h.name.lower(), value=value)
+            headers.append((xid, h.direction, h.name.lower(), value))
+        problems = self.rows["problems"]
         for issue in d.issues:
-            self._row(
-                "problems", source=ex.source, location=ex.location, kind=issue.kind,
-                message=self._txt(issue.message), exchange_id=xid,
-            )
+            problems.append((ex.source, ex.location, issue.kind, txt(issue.message), xid))
 
     def build(self) -> Capture:
-        sc = self.cols["tool_schemas"]
         for h, (schema, nprops, uses, first) in self.schemas.items():
-            sc["schema_hash"].append(h)
-            sc["schema"].append(self._obj(schema))
-            sc["n_properties"].append(nprops)
-            sc["uses"].append(uses)
-            sc["first_exchange_id"].append(first)
-        built = {name: frames.to_frame(name, self.cols[name]) for name in FRAME_NAMES}
+            self.rows["tool_schemas"].append((h, self._obj(schema), nprops, uses, first))
+        built = {name: frames.from_rows(name, self.rows[name]) for name in FRAME_NAMES}
         entries = pd.DataFrame(self.entries, columns=["source", "format", "unit", "entries"])
         return Capture(**built, entries=entries, redacted=self.redact)
+
+
+_MISS = object()
 
 
 def _same(x):

@@ -42,6 +42,10 @@ SCHEMAS: dict[str, dict[str, object]] = {
         "error_message": "string",
         "input_tokens": "Int64",
         "output_tokens": "Int64",
+        "cache_read_tokens": "Int64",  # DSH counts these apart from input_tokens; OpenAI's are inside it
+        "reasoning_tokens": "Int64",
+        "body_fidelity": fixed("wire", "json", "normalised"),  # how close the bodies are to wire bytes
+        "log_id": "string",  # the log's own id for the entry (JSONL exports)
     },
     "tools": {
         "exchange_id": "string",
@@ -78,6 +82,8 @@ SCHEMAS: dict[str, dict[str, object]] = {
         "role": CAT,
         "item_type": CAT,
         "part_type": CAT,
+        "call_id": "string",  # links function_call and function_call_output items
+        "name": "string",
         "media_type": CAT,
         "byte_size": "Int64",
         "text_chars": "Int64",
@@ -126,6 +132,15 @@ TEXT_PREVIEW = 500
 
 def empty(name: str) -> pd.DataFrame:
     return to_frame(name, {col: [] for col in SCHEMAS[name]})
+
+
+def from_rows(name: str, rows: list[tuple]) -> pd.DataFrame:
+    """Build frame ``name`` from row tuples in its declared column order."""
+    cols = list(SCHEMAS[name])
+    if rows and len(rows[0]) != len(cols):
+        raise ValueError(f"{name}: rows have {len(rows[0])} values for {len(cols)} columns")
+    columns = list(zip(*rows)) if rows else [()] * len(cols)
+    return to_frame(name, {c: list(v) for c, v in zip(cols, columns)})
 
 
 def to_frame(name: str, columns: dict[str, list]) -> pd.DataFrame:

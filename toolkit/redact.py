@@ -59,10 +59,8 @@ _SECRET_RE = re.compile("|".join(f"(?:{p})" for p in _PATTERNS), re.MULTILINE | 
 _SECRET_KEY_RE = re.compile(rf"(?i)^{_SECRET_KEY}$")
 # Cheap pre-check: every pattern above needs one of these lower-case substrings, and plain
 # substring tests are an order of magnitude faster than the combined regex on clean text.
-_HINTS = (
-    "sk-", "k_live_", "k_test_", "bearer", "basic", "eyj", "akia", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
-    "github_pat_", "xox", "aiza", "hf_", "key", "token", "secret", "passw", "authorization",
-)
+_HINTS = ("sk-", "k_", "bearer", "basic", "eyj", "akia", "gh", "xox", "aiza", "hf_", "key", "token", "secret",
+          "passw", "authorization")
 
 
 def _replace(m: re.Match) -> str:
@@ -87,9 +85,10 @@ def redact_text(text: str | None) -> str | None:
     if not text:
         return text
     low = text.lower()
-    if not any(h in low for h in _HINTS):
-        return text
-    return _SECRET_RE.sub(_replace, text)
+    for hint in _HINTS:  # a plain loop: measurably faster than any() over a generator
+        if hint in low:
+            return _SECRET_RE.sub(_replace, text)
+    return text
 
 
 def redact_header(name: str, value: str | None) -> str | None:

@@ -60,7 +60,7 @@ def _int(v: Any) -> int | None:
 
 
 def has_placeholder(text: Any) -> bool:
-    return isinstance(text, str) and any(p in text for p in IMAGE_PLACEHOLDERS)
+    return isinstance(text, str) and "omitted: model does not support images)" in text and any(p in text for p in IMAGE_PLACEHOLDERS)
 
 
 def base64_size(payload: str) -> int:

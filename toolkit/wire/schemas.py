@@ -36,9 +36,23 @@ def canonical_json(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr)
 
 
+_hash_cache: dict[str, str] = {}
+
+
 def schema_hash(schema: Any) -> str:
-    """First 16 hex chars of sha256 over the canonical JSON (``None`` hashes as ``null``)."""
-    return hashlib.sha256(canonical_json(schema).encode("utf-8")).hexdigest()[:16]
+    """First 16 hex chars of sha256 over the canonical JSON (``None`` hashes as ``null``).
+
+    Memoised on ``repr``, which is several times cheaper than canonical JSON: values decoded from
+    JSON with equal reprs have equal canonical forms, so a hit is always right (a miss just costs
+    the full computation, e.g. for the same schema with keys in another order).
+    """
+    key = repr(schema)
+    digest = _hash_cache.get(key)
+    if digest is None:
+        if len(_hash_cache) >= _CACHE_MAX:
+            _hash_cache.clear()
+        digest = _hash_cache[key] = hashlib.sha256(canonical_json(schema).encode("utf-8")).hexdigest()[:16]
+    return digest
 
 
 @dataclass(frozen=True, slots=True)

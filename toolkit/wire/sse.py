@@ -127,11 +127,30 @@ def decode_events(chunks: bytes | str | Iterable[bytes]) -> list[SSEEvent]:
     if isinstance(chunks, str):
         chunks = chunks.encode("utf-8")
     if isinstance(chunks, (bytes, bytearray)):
+        if b"\r" not in chunks:
+            return _decode_lf_body(bytes(chunks))
         chunks = (chunks,)
     dec = SSEDecoder()
     out: list[SSEEvent] = []
     for chunk in chunks:
         out += dec.feed(chunk)
+    return out + dec.close()
+
+
+def _decode_lf_body(data: bytes) -> list[SSEEvent]:
+    """Whole LF-only bodies (nearly all real ones): one split instead of a scan per line, through
+    the same per-line logic, so the events are identical to the incremental path's."""
+    dec = SSEDecoder()
+    dec._bom_checked = True
+    offset = len(_BOM) if data.startswith(_BOM) else 0
+    lines = data[offset:].split(b"\n")
+    rest = lines.pop()  # after the last LF: an unterminated line, or b""
+    out: list[SSEEvent] = []
+    for raw in lines:
+        dec._line(raw, offset, out)
+        offset += len(raw) + 1
+    dec._buf = bytearray(rest)
+    dec._base = offset
     return out + dec.close()
 
 

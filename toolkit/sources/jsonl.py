@@ -348,6 +348,17 @@ def _body(part: dict, headers: list[tuple[str, str]], direction: str,
     return text, len(text.encode("utf-8")), "json"
 
 
+def _timing(e: _Entry, obj: dict, start_key: str, end_key: str, duration_key: str) -> None:
+    """Start time, and a duration taken as logged or else from the end time."""
+    if obj.get(start_key) is not None:
+        e.started_at = _epoch(obj[start_key], start_key, e.issues)
+    e.duration_ms = _number(obj.get(duration_key), duration_key, e.issues)
+    if e.duration_ms is None and obj.get(end_key) is not None and e.started_at is not None:
+        end = _epoch(obj[end_key], end_key, e.issues)
+        if end is not None:
+            e.duration_ms = (end - e.started_at) * 1000.0
+
+
 # --- Helicone --------------------------------------------------------------------------------
 
 
@@ -357,13 +368,7 @@ def _is_helicone(obj: dict) -> bool:
 
 def _helicone(obj: dict) -> _Entry:
     e = _Entry(log_id=_str_or_none(obj.get("request_id")), method="POST", fidelity="json")
-    if obj.get("request_created_at") is not None:
-        e.started_at = _epoch(obj["request_created_at"], "request_created_at", e.issues)
-    e.duration_ms = _number(obj.get("delay_ms"), "delay_ms", e.issues)
-    if e.duration_ms is None and obj.get("response_created_at") is not None and e.started_at is not None:
-        end = _epoch(obj["response_created_at"], "response_created_at", e.issues)
-        if end is not None:
-            e.duration_ms = (end - e.started_at) * 1000.0
+    _timing(e, obj, "request_created_at", "response_created_at", "delay_ms")
     target = _str_or_none(obj.get("target_url"))
     req_path = _str_or_none(obj.get("request_path"))
     if target and "://" in target:
@@ -404,13 +409,7 @@ def _is_litellm(obj: dict) -> bool:
 
 def _litellm(obj: dict) -> _Entry:
     e = _Entry(log_id=_str_or_none(obj.get("request_id")), method="POST", fidelity="normalised")
-    if obj.get("startTime") is not None:
-        e.started_at = _epoch(obj["startTime"], "startTime", e.issues)
-    e.duration_ms = _number(obj.get("request_duration_ms"), "request_duration_ms", e.issues)
-    if e.duration_ms is None and obj.get("endTime") is not None and e.started_at is not None:
-        end = _epoch(obj["endTime"], "endTime", e.issues)
-        if end is not None:
-            e.duration_ms = (end - e.started_at) * 1000.0
+    _timing(e, obj, "startTime", "endTime", "request_duration_ms")
     call_type = _str_or_none(obj.get("call_type"))
     e.url = _litellm_url(_str_or_none(obj.get("api_base")), call_type)
     e.provider = _str_or_none(obj.get("custom_llm_provider"))

@@ -22,11 +22,10 @@ from ..errors import CaptureError
 from ..wire.chat import ChatStream
 from ..wire.records import Decoded, EntryCount, Exchange
 from ..wire.responses import ResponsesStream
+from ..wire.http import apply_result
 from ..wire.sse import SSEDecoder, SSEEvent, parse_json_events
 
 CHUNK_SIZE = 64 * 1024
-_RESULT_FIELDS = ("model", "terminal", "error_type", "error_code", "error_message", "input_tokens",
-                  "output_tokens", "cache_read_tokens", "reasoning_tokens")
 _MAX_UNDECIDED = 256  # frames held while the API is unknown; after that, read as Responses
 
 
@@ -57,11 +56,9 @@ def read(path: str | PathLike, source: str, *, chunk_size: int = CHUNK_SIZE) -> 
         response_bytes=size,
         body_fidelity="wire",
     )
-    for name in _RESULT_FIELDS:  # what the stream said, under the same names decode_exchange fills
-        value = getattr(info, name, None)
-        if value is not None and hasattr(exchange, name):
-            setattr(exchange, name, value)
-    yield Decoded(exchange, calls=list(info.calls), issues=list(info.issues))
+    decoded = Decoded(exchange)
+    apply_result(decoded, info)
+    yield decoded
     yield EntryCount(source, "stream", 1)
 
 

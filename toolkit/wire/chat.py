@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from .records import Call, InputPart, Issue, Tool
-from .responses import (RequestInfo, ResponseInfo, _int, _str, content_part, decode_tool, fail,
+from .responses import (RequestInfo, ResponseInfo, StreamMachine, _int, _str, content_part, decode_tool, fail,
                         finished_call, run_stream, text_part)
 
 # finish_reason → terminal; anything else is read as completed with an Issue.
@@ -121,23 +121,16 @@ class _CallState:
     pieces: list[str] = field(default_factory=list)
 
 
-class ChatStream:
+class ChatStream(StreamMachine):
     """Feed parsed ``chat.completion.chunk`` payloads; tool-call deltas are keyed by ``index``."""
 
     def __init__(self) -> None:
-        self.info = ResponseInfo()
+        super().__init__()
         self._calls: list[_CallState] = []
         self._open: dict[tuple[int, Any], _CallState] = {}  # (choice index, tool_call index)
         self._done = False
         self._stopped = False
         self._chunks = 0
-
-    def _issue(self, kind: str, message: str, offset: int | None) -> None:
-        where = f"byte {offset}: " if offset is not None else ""
-        self.info.issues.append(Issue(kind, where + message))
-
-    def bad_frame(self, offset: int, error: str) -> None:
-        self._issue("sse-frame", error, offset)
 
     def done(self, offset: int | None = None) -> None:
         if not self._stopped:  # the SDK stops reading at [DONE] (or already did, at an error)

@@ -78,12 +78,19 @@ def _decode(out: Decoded, request_body: Any, response_body: Any, response_ct: st
         raw = bytes(response_body) if isinstance(response_body, (bytes, bytearray)) else resp_text.encode("utf-8")
         result = _decode_response(ex.api, resp_text, raw if sse else None, out)
         if result is not None:
-            out.calls, out.issues = result.calls, out.issues + result.issues
-            ex.terminal, ex.error_type, ex.error_code, ex.error_message = (
-                result.terminal, result.error_type, result.error_code, result.error_message)
-            ex.input_tokens, ex.output_tokens = result.input_tokens, result.output_tokens
-            ex.model = ex.model or result.model
+            apply_result(out, result)
     ex.stream = req_stream if req_stream is not None else (True if sse else (False if resp_text else None))
+
+
+def apply_result(out: Decoded, result: responses.ResponseInfo) -> None:
+    """Copy what a response body or stream said onto the bundle (the request's model wins)."""
+    ex = out.exchange
+    out.calls = result.calls
+    out.issues = out.issues + result.issues
+    ex.terminal, ex.error_type, ex.error_code, ex.error_message = (
+        result.terminal, result.error_type, result.error_code, result.error_message)
+    ex.input_tokens, ex.output_tokens = result.input_tokens, result.output_tokens
+    ex.model = ex.model or result.model
 
 
 def _decode_response(api: str, text: str, sse_bytes: bytes | None, out: Decoded) -> responses.ResponseInfo | None:

@@ -270,17 +270,11 @@ class _CallState:
     final: dict | None = None  # the output_item.done item (or the terminal output's item)
 
 
-class ResponsesStream:
-    """Feed parsed SSE payloads in order; ``finish()`` reassembles calls as a client would."""
+class StreamMachine:
+    """What both stream machines share: the result being built and byte-placed issues."""
 
     def __init__(self) -> None:
         self.info = ResponseInfo()
-        self._calls: list[_CallState] = []
-        self._by_item: dict[str, _CallState] = {}
-        self._by_index: dict[int, _CallState] = {}
-        self._stopped = False  # the client stops reading after an error or [DONE]
-        self._events = 0
-        self._last_seq: int | None = None
 
     def _issue(self, kind: str, message: str, offset: int | None) -> None:
         where = f"byte {offset}: " if offset is not None else ""
@@ -288,6 +282,19 @@ class ResponsesStream:
 
     def bad_frame(self, offset: int, error: str) -> None:
         self._issue("sse-frame", error, offset)
+
+
+class ResponsesStream(StreamMachine):
+    """Feed parsed SSE payloads in order; ``finish()`` reassembles calls as a client would."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._calls: list[_CallState] = []
+        self._by_item: dict[str, _CallState] = {}
+        self._by_index: dict[int, _CallState] = {}
+        self._stopped = False  # the client stops reading after an error or [DONE]
+        self._events = 0
+        self._last_seq: int | None = None
 
     def done(self, offset: int | None = None) -> None:
         """``data: [DONE]`` (not part of Responses): openai-python stops reading there."""

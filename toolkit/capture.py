@@ -22,6 +22,21 @@ from .wire.schemas import schema_facts, schema_hash
 FRAME_NAMES = tuple(frames.SCHEMAS)
 
 
+_SUMMARY_COLUMNS = ["source", "format", "unit", "entries", "read", "lost", "reconciles", "exchanges", "events",
+                    "tools", "calls", "inputs", "problems"]
+
+
+class Summary(pd.DataFrame):
+    """The summary table; printed whole (it is small), where a plain DataFrame would elide columns."""
+
+    @property
+    def _constructor(self):
+        return pd.DataFrame
+
+    def __repr__(self) -> str:
+        return self.to_string(index=False)
+
+
 @dataclass
 class Capture:
     """Everything read from one or more captures, as DataFrames (see ``toolkit.frames``)."""
@@ -65,7 +80,7 @@ class Capture:
                     "problems": len(probs),
                 }
             )
-        return pd.DataFrame(rows)
+        return Summary(rows, columns=_SUMMARY_COLUMNS)
 
     def __repr__(self) -> str:
         counts = ", ".join(f"{n}={len(getattr(self, n))}" for n in FRAME_NAMES)

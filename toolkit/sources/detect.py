@@ -96,6 +96,9 @@ def detect(path: Path) -> str:
         return _detect_json(path, text)
     if _SSE_LINE.match(text):
         return "sse"
+    if text[:1] == b"[":
+        raise CaptureError(path, "a JSON array, not one of the capture formats; for a Helicone export use "
+                           "`--format jsonl` (one request per line)", location="byte 0")
     if b"\x00" in data[:1024]:
         raise CaptureError(path, "binary data that is not a known capture format", location="byte 0")
     snippet = text[:40].decode("utf-8", "replace")

@@ -21,10 +21,27 @@ def _summary(args) -> int:
         print(summary.to_string(index=False))
         totals = summary[["entries", "read", "lost", "exchanges", "events", "calls", "problems"]].sum()
         print(f"\n{len(summary)} captures: " + ", ".join(f"{k} {v}" for k, v in totals.items()))
+        if len(cap.exchanges):
+            print("\nexchanges:")
+            print(_exchange_table(cap).to_string(index=False, max_colwidth=60))
         if len(cap.problems):
             print("\nproblems:")
             print(cap.problems[["source", "location", "kind", "message"]].to_string(index=False, max_colwidth=100))
     return 0 if summary["reconciles"].all() else 1
+
+
+def _exchange_table(cap):
+    """One line per exchange: what was asked (tools and their strict state) and what came back."""
+    tools = cap.tools.assign(t=cap.tools["name"].astype(str) + " strict=" + cap.tools["strict_state"].astype(str))
+    tools = tools.groupby("exchange_id")["t"].agg(", ".join)
+    calls = cap.calls.assign(c=cap.calls["name"].astype(str).where(cap.calls["complete"], cap.calls["name"].astype(str) + " (cut)"))
+    calls = calls.groupby("exchange_id")["c"].agg(", ".join)
+    ex = cap.exchanges.set_index("exchange_id")
+    table = ex[["source", "location", "api", "model", "status", "terminal"]].copy()
+    table["tools"] = tools.reindex(table.index).fillna("")
+    table["calls"] = calls.reindex(table.index).fillna("")
+    table["error"] = ex["error_code"].fillna("")
+    return table
 
 
 def build_parser() -> argparse.ArgumentParser:

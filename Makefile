@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lab bench lock clean
+.PHONY: demo test lab bench captures lock clean
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,21 @@ lab: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python tests/benchmarks/ingest.py
 
+# Rebuild data/ with the incident lab (real pi-ai through mitmproxy to the stub gateway, 127.0.0.1 only).
+# Needs node and npm; not part of `make test`.
+MITM_VENV := lab/.venv-mitm
+captures: $(STAMP) $(MITM_VENV)/.installed lab/client/node_modules/.installed
+	$(BIN)/python lab/run.py
+
+$(MITM_VENV)/.installed: lab/requirements-mitm.txt
+	$(PYTHON) -m venv $(MITM_VENV)
+	$(MITM_VENV)/bin/pip install --quiet -r lab/requirements-mitm.txt
+	touch $@
+
+lab/client/node_modules/.installed: lab/client/package.json lab/client/package-lock.json
+	npm ci --prefix lab/client --no-audit --no-fund
+	touch $@
+
 # Re-pin every package after changing pyproject.toml dependencies.
 lock:
 	$(PYTHON) -m pip install --quiet uv
@@ -32,4 +47,4 @@ lock:
 	sed -i '1i # Every package pinned, so nbval sees the same outputs everywhere. Regenerate with `make lock`.' requirements.lock
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis $(MITM_VENV) lab/client/node_modules lab/.work

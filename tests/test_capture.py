@@ -19,7 +19,7 @@ SECRET = "sk-proj-9f8e7d6c5b4a39281726354433221100"
 
 
 def bundled() -> list[Path]:
-    return sorted(p for p in DATA.rglob("*") if p.is_file() and p.name != "README.md")
+    return toolkit.find_captures([DATA])[0]
 
 
 def _check_dtypes(cap) -> None:
@@ -53,9 +53,13 @@ def test_empty_capture_still_has_typed_frames(tmp_path):
 
 
 def test_bundled_data_reads_without_loss():
-    cap = load_captures(bundled())
+    files, skipped = toolkit.find_captures([DATA])
+    cap = load_captures(files)
     s = cap.summary()
-    assert len(s) == len(bundled()) and s["reconciles"].all() and (s["lost"] == 0).all()
+    assert len(s) == len(files) >= 15 and s["reconciles"].all() and (s["lost"] == 0).all()
+    # everything else in data/ is a transcript, a settings file or a README, and is said to be skipped
+    assert sorted(Path(x.split(": ")[0]).suffix for x in skipped) == sorted(
+        p.suffix for p in DATA.rglob("*") if p.is_file() and p not in files)
     # the three failures of the incident are visible in the raw frames
     assert "absent" in set(cap.tools["strict_state"])
     assert (cap.calls["arguments"].map(lambda a: isinstance(a, dict) and a.get("justification") == "")).any()
@@ -83,14 +87,14 @@ def test_partly_bad_files_reconcile_across_formats(tmp_path):
 
 
 def test_the_same_schema_is_stored_once():
-    har = json.loads((DATA / "samples" / "before-fix.har").read_text(encoding="utf-8"))
+    har = json.loads((DATA / "before-fix" / "capture.har").read_text(encoding="utf-8"))
     n = len(har["log"]["entries"])
-    cap = toolkit.load_capture(DATA / "samples" / "before-fix.har")
-    assert len(cap.tools) == n and len(cap.tool_schemas) == 1
-    row = cap.tool_schemas.iloc[0]
-    assert row["uses"] == n and row["n_properties"] == 7
+    cap = toolkit.load_capture(DATA / "before-fix" / "capture.har")
+    assert len(cap.tools) == 2 * n and len(cap.tool_schemas) == 2  # bash and read_image, in every request
+    row = cap.tool_schemas.set_index("n_properties").loc[7]
+    assert row["uses"] == n
     assert row["schema"]["properties"]["sandbox_permissions"]["enum"] == ["workspace-write", "danger-full-access"]
-    assert set(cap.tools["schema_hash"]) == {row["schema_hash"]}
+    assert set(cap.tools.loc[cap.tools["name"] == "bash", "schema_hash"]) == {row["schema_hash"]}
 
 
 def _plant_secrets(tmp_path) -> Path:
@@ -135,7 +139,7 @@ def test_cli_summary_and_clean_errors(tmp_path):
 
 
 def test_readme_one_liner_works():
-    code = "import toolkit; print(toolkit.load_capture('data/samples/before-fix.har').summary())"
+    code = "import toolkit; print(toolkit.load_capture('data/before-fix/capture.har').summary())"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True).stdout
-    assert "before-fix.har" in out and "True" in out
+    assert "capture.har" in out and "True" in out
     assert code in (REPO / "README.md").read_text(encoding="utf-8")

@@ -1,13 +1,12 @@
-"""mitmproxy flow files: the missing-module error, and the flow mapping against a stand-in API.
+"""mitmproxy flow files: the native reader, the conversion hint, and the FlowReader path.
 
-mitmproxy is not installed in this environment (and must not be: wire-formats.md §5), so the
-mapping is exercised with small stand-ins for ``mitmproxy.io.FlowReader`` and ``mitmproxy.http``
-that have the attributes the reader uses.
+mitmproxy is not installed in this environment (and must not be: wire-formats.md §5). The native
+reader is tested on flow files written here and, in ``test_lab_data.py``, on the lab's real ones; the
+FlowReader path is exercised with small stand-ins that have the attributes the reader uses.
 """
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import sys
 import types
 from pathlib import Path
@@ -21,32 +20,86 @@ from toolkit.wire.records import Decoded, EntryCount, Header, Problem
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
-def test_missing_mitmproxy_names_the_conversion_command(tmp_path, monkeypatch):
+def _tnet(value) -> bytes:
+    """A minimal typed-netstring writer for test files (the format of .mitm flows)."""
+    if value is None:
+        return b"0:~"
+    if isinstance(value, bool):
+        p = b"true" if value else b"false"
+        return b"%d:%s!" % (len(p), p)
+    if isinstance(value, int):
+        p = str(value).encode()
+        return b"%d:%s#" % (len(p), p)
+    if isinstance(value, float):
+        p = repr(value).encode()
+        return b"%d:%s^" % (len(p), p)
+    if isinstance(value, bytes):
+        return b"%d:%s," % (len(value), value)
+    if isinstance(value, str):
+        p = value.encode("utf-8", "surrogateescape")
+        return b"%d:%s;" % (len(p), p)
+    if isinstance(value, list):
+        p = b"".join(_tnet(v) for v in value)
+        return b"%d:%s]" % (len(p), p)
+    p = b"".join(_tnet(k) + _tnet(v) for k, v in value.items())
+    return b"%d:%s}" % (len(p), p)
+
+
+def _flow_state(version=21, **changes):
+    state = {
+        "version": version, "type": "http", "id": "f1", "metadata": {"sse_chunk_times": [1.5, 1.6]},
+        "request": {"method": b"POST", "scheme": b"http", "host": "127.0.0.1", "port": 18788,
+                    "path": b"/v1/responses", "authority": b"", "http_version": b"HTTP/1.1",
+                    "headers": [[b"authorization", b"Bearer sk-test0123456789abcdefghij"], [b"content-type", b"application/json"]],
+                    "content": b'{"model":"m","input":"hi","stream":false,"tools":[]}', "trailers": None,
+                    "timestamp_start": 100.0, "timestamp_end": 100.1},
+        "response": {"status_code": 200, "reason": b"OK", "http_version": b"HTTP/1.1",
+                     "headers": [[b"content-type", b"application/json"], [b"content-encoding", b"gzip"]],
+                     "content": gzip.compress(b'{"id":"r","object":"response","status":"completed","model":"m","output":[]}'),
+                     "trailers": None, "timestamp_start": 100.2, "timestamp_end": 100.25},
+        "error": None,
+    }
+    state.update(changes)
+    return state
+
+
+def test_native_reader_needs_no_mitmproxy(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "mitmproxy", None)  # as if not installed, even where it is
     path = tmp_path / "flows.mitm"
-    path.write_bytes(b"")
+    path.write_bytes(_tnet(_flow_state()) + _tnet(_flow_state(type="tcp")))
+    recs = list(mitm.read(path, "m"))
+    d, tcp, count = recs
+    assert isinstance(d, Decoded) and d.exchange.url == "http://127.0.0.1:18788/v1/responses"
+    assert (d.exchange.status, d.exchange.terminal, d.exchange.duration_ms) == (200, "completed", pytest.approx(250.0))
+    assert d.chunk_times == [1.5, 1.6] and ("authorization", "Bearer sk-test0123456789abcdefghij") in [(h.name, h.value) for h in d.headers]
+    assert isinstance(tcp, Problem) and tcp.kind == "not-http"
+    assert count == EntryCount("m", "flow", 2)
+
+
+def test_truncated_native_file_keeps_the_good_flows(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "mitmproxy", None)
+    good = _tnet(_flow_state())
+    path = tmp_path / "cut.mitm"
+    path.write_bytes(good + good[:200])
+    recs = list(mitm.read(path, "m"))
+    assert isinstance(recs[0], Decoded) and recs[1].kind == "bad-flow" and "byte %d" % len(good) in recs[1].message
+    assert recs[-1] == EntryCount("m", "flow", 2)
+    path.write_bytes(b"12:not a flow")
+    with pytest.raises(CaptureError, match="not a mitmproxy flow file"):
+        list(mitm.read(path, "m"))
+
+
+def test_unknown_flow_version_names_the_conversion_command(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "mitmproxy", None)
+    path = tmp_path / "my flows.mitm"
+    path.write_bytes(_tnet(_flow_state(version=7)))
     with pytest.raises(CaptureError) as err:
         list(mitm.read(path, "m"))
     message = str(err.value)
-    assert "mitmproxy is not installed in this environment" in message
-    assert "own environment" in message and "Python 3.11" in message
-    assert f"mitmdump -nr {path} --set hardump=out.har" in message
+    assert "flow format version 7 is not one the toolkit reads itself" in message
+    assert "mitmproxy is not installed in this environment" in message and "own environment" in message
+    assert f"mitmdump -nr '{path}' --set hardump=out.har" in message
     assert err.value.path == str(path)
-
-
-def test_missing_mitmproxy_quotes_awkward_file_names(tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "mitmproxy", None)
-    path = tmp_path / "my flows.mitm"
-    with pytest.raises(CaptureError) as err:
-        list(mitm.read(path, "m"))
-    assert f"mitmdump -nr '{path}' --set hardump=out.har" in str(err.value)
-
-
-@pytest.mark.skipif(importlib.util.find_spec("mitmproxy") is not None,
-                    reason="mitmproxy is installed here")
-def test_this_environment_really_has_no_mitmproxy(tmp_path):
-    with pytest.raises(CaptureError, match="mitmproxy is not installed"):
-        list(mitm.read(tmp_path / "flows.mitm", "m"))
 
 
 # --- the mapping, against stand-ins ------------------------------------------------------------

@@ -12,6 +12,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "load_capture": "toolkit.capture",
     "load_captures": "toolkit.capture",
+    "find_captures": "toolkit.capture",
     "Capture": "toolkit.capture",
     "CaptureError": "toolkit.errors",
 }

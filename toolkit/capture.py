@@ -100,16 +100,46 @@ def load_capture(path, *, format: str | None = None, redact: bool = True, progre
 def load_captures(paths: Iterable, *, format: str | None = None, redact: bool = True, progress: bool | None = None) -> Capture:
     """Like ``load_capture`` for several files at once, into one set of frames."""
     builder = _Builder(redact=redact)
-    for path in paths:
-        path = Path(path)
+    paths = [Path(p) for p in paths]
+    for path, source in zip(paths, source_names(paths)):
         fmt = detect.detect(path) if format is None else detect.check_format(format)
-        source = path.name
         reader = detect.reader_for(fmt)
         with _Progress(source, enabled=progress) as bar:
             for record in reader(path, source):
                 builder.add(record, fmt)
                 bar.tick()
     return builder.build()
+
+
+def find_captures(paths: Iterable, *, format: str | None = None) -> tuple[list[Path], list[str]]:
+    """Files named, plus every capture found in folders named. What a folder holds besides captures
+    (transcripts, settings, READMEs) comes back as ``skipped`` with the reason, never dropped silently."""
+    found, skipped = [], []
+    for p in map(Path, paths):
+        if not p.is_dir():
+            found.append(p)
+            continue
+        for x in sorted(x for x in p.rglob("*") if x.is_file() and not x.name.startswith(".")):
+            try:
+                if format is None:
+                    detect.detect(x)
+                found.append(x)
+            except CaptureError as exc:
+                skipped.append(f"{x}: {exc.reason}")
+    return found, skipped
+
+
+def source_names(paths: list[Path]) -> list[str]:
+    """Each file's shortest distinct path suffix: ``capture.har`` alone, ``before-fix/capture.har``
+    beside ``after-fix/capture.har``, so sources (and exchange ids) never collide."""
+    parts = [p.resolve().parts for p in paths]
+    names = []
+    for i, p in enumerate(parts):
+        depth = 1
+        while depth < len(p) and any(q[-depth:] == p[-depth:] for j, q in enumerate(parts) if j != i):
+            depth += 1
+        names.append("/".join(p[-depth:]))
+    return names
 
 
 class _Progress:
@@ -244,4 +274,4 @@ def _same(x):
     return x
 
 
-__all__ = ["Capture", "CaptureError", "load_capture", "load_captures"]
+__all__ = ["Capture", "CaptureError", "find_captures", "load_capture", "load_captures"]

@@ -9,12 +9,9 @@ from pathlib import Path
 def _summary(args) -> int:
     import pandas as pd
 
-    from .capture import load_captures
+    from .capture import find_captures, load_captures
 
-    paths = []
-    for p in args.paths:
-        p = Path(p)
-        paths.extend(sorted(x for x in p.rglob("*") if x.is_file() and not x.name.startswith((".", "README"))) if p.is_dir() else [p])
+    paths, skipped = find_captures(args.paths, format=args.format)
     cap = load_captures(paths, format=args.format, redact=not args.no_redact, progress=args.progress)
     summary = cap.summary()
     with pd.option_context("display.width", 200, "display.max_columns", 30, "display.max_rows", 500):
@@ -22,12 +19,33 @@ def _summary(args) -> int:
         totals = summary[["entries", "read", "lost", "exchanges", "events", "calls", "problems"]].sum()
         print(f"\n{len(summary)} captures: " + ", ".join(f"{k} {v}" for k, v in totals.items()))
         if len(cap.exchanges):
-            print("\nexchanges:")
-            print(_exchange_table(cap).to_string(index=False, max_colwidth=60))
+            table = _exchange_table(cap)
+            shown = table if args.all or len(table) <= MAX_ROWS else table[~table["source"].isin(_busiest(cap))]
+            print(f"\nexchanges ({len(shown)} of {len(table)}{'' if len(shown) == len(table) else '; --all lists every one'}):")
+            print(shown.to_string(index=False, max_colwidth=60))
         if len(cap.problems):
-            print("\nproblems:")
-            print(cap.problems[["source", "location", "kind", "message"]].to_string(index=False, max_colwidth=100))
+            probs = cap.problems[["source", "location", "kind", "message"]]
+            print(f"\nproblems ({min(len(probs), MAX_ROWS) if not args.all else len(probs)} of {len(probs)}):")
+            print((probs if args.all else probs.head(MAX_ROWS)).to_string(index=False, max_colwidth=100))
+        if skipped:
+            print(f"\nskipped {len(skipped)} files that are not captures:")
+            print("\n".join("  " + s for s in skipped))
     return 0 if summary["reconciles"].all() else 1
+
+
+MAX_ROWS = 40
+
+
+def _busiest(cap) -> list[str]:
+    """Sources to leave out of the per-exchange table so that it fits in MAX_ROWS."""
+    counts = cap.exchanges["source"].astype(str).value_counts()
+    out, total = [], len(cap.exchanges)
+    for source, n in counts.items():
+        if total <= MAX_ROWS:
+            break
+        out.append(source)
+        total -= n
+    return out
 
 
 def _exchange_table(cap):
@@ -52,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--format", help="force a format (har, jsonl, sse, dsh-session, mitm)")
     s.add_argument("--no-redact", action="store_true", help="show secrets as captured (off by default)")
     s.add_argument("--progress", action="store_true", default=None, help="show progress even when stderr is not a terminal")
+    s.add_argument("--all", action="store_true", help="list every exchange and problem, not the first 40")
     s.set_defaults(func=_summary)
     return parser
 

@@ -1,9 +1,12 @@
-"""mitmproxy ``.mitm`` flow files, read with mitmproxy itself when it is importable.
+"""mitmproxy ``.mitm`` flow files: read with mitmproxy when it is importable, else natively.
 
 mitmproxy is deliberately not a dependency: on Python 3.11 it resolves to 11.0.2 and downgrades
 httpx to a version that breaks the OpenAI SDK at runtime (wire-formats.md §5), so it belongs in its
-own environment. Without it, ``read`` raises ``CaptureError`` with the command that converts the file
-to HAR out of process (losing chunk times and flow metadata).
+own environment. Without it, flow files of the format versions in ``NATIVE_VERSIONS`` (mitmproxy
+10.x to 12.x write version 21) are read here: each flow is a typed netstring (``wire.tnetstring``)
+holding the flow's state, read one flow at a time. A file of another version raises
+``CaptureError`` with the command that converts it to HAR out of process (losing chunk times and
+flow metadata), since only mitmproxy knows how to migrate old flow states.
 
 With it, every flow from ``mitmproxy.io.FlowReader(f).stream()`` is one entry (location
 ``"flow {i}"``, exchange id ``"{source}:{i}"``, counted as ``EntryCount(source, "flow", n)``): an
@@ -24,10 +27,15 @@ from typing import Any, Iterator
 from urllib.parse import urlsplit
 
 from ..errors import CaptureError
+from ..wire.encodings import MAX_BODY_BYTES, BodyDecodeError, decode_content
 from ..wire.http import decode_exchange
+from ..wire.tnetstring import MAX_PREFIX, TNetStringError, parse, read_prefix
 from ..wire.records import Decoded, EntryCount, Exchange, Header, Issue, Problem
 
 _CONVERT = "mitmdump -nr {path} --set hardump=out.har"
+
+
+NATIVE_VERSIONS = frozenset({19, 20, 21})
 
 
 def read(path: str | PathLike, source: str) -> Iterator[Any]:
@@ -36,7 +44,8 @@ def read(path: str | PathLike, source: str) -> Iterator[Any]:
         from mitmproxy import http as mitm_http
         from mitmproxy import io as mitm_io
     except ImportError as exc:
-        raise CaptureError(path, _missing_message(path, exc)) from None
+        yield from _read_native(path, source, exc)
+        return
     try:
         from mitmproxy.exceptions import FlowReadException
     except ImportError:  # pragma: no cover - present in every mitmproxy that has io.FlowReader
@@ -71,6 +80,88 @@ def read(path: str | PathLike, source: str) -> Iterator[Any]:
                 continue
             yield _decode_flow(flow, source, index)
         yield EntryCount(source, "flow", entries)
+
+
+def _read_native(path: str | PathLike, source: str, import_error: ImportError) -> Iterator[Any]:
+    try:
+        f = open(path, "rb")
+    except OSError as exc:
+        raise CaptureError(path, f"cannot open: {exc.strerror or exc}") from None
+    with f:
+        entries = offset = 0
+        while head := f.read(MAX_PREFIX + 1):
+            try:
+                length, start = read_prefix(head)
+                data = head + f.read(start + length + 1 - len(head))
+                state, _ = parse(data)
+                if not isinstance(state, dict):
+                    raise TNetStringError(0, "a flow is not a dictionary")
+            except (TNetStringError, ValueError) as exc:
+                if entries == 0:
+                    raise CaptureError(path, f"not a mitmproxy flow file: {exc}", location=f"byte {offset}") from None
+                yield Problem(source, f"flow {entries}", "bad-flow",
+                              f"flow {entries} at byte {offset}: unreadable, reading stopped here ({exc})")
+                entries += 1
+                break
+            version = state.get("version")
+            if version not in NATIVE_VERSIONS:
+                raise CaptureError(path, f"flow format version {version} is not one the toolkit reads itself "
+                                   f"({', '.join(map(str, sorted(NATIVE_VERSIONS)))}); "
+                                   + _missing_message(path, import_error), location=f"flow {entries}, byte {offset}")
+            index, entries, offset = entries, entries + 1, offset + len(data)
+            if state.get("type") != "http":
+                yield Problem(source, f"flow {index}", "not-http", f"flow {index}: a {state.get('type')} flow, not HTTP")
+                continue
+            yield _decode_flow(_StateFlow(state), source, index)
+        yield EntryCount(source, "flow", entries)
+
+
+class _StateHeaders:
+    def __init__(self, pairs):
+        self.pairs = [(_text(n), _text(v)) for n, v in pairs or () if isinstance(n, (bytes, str))]
+
+    def items(self, multi: bool = False):
+        return list(self.pairs)
+
+
+class _StateMessage:
+    """A request or response state with the attributes ``_decode_flow`` reads from mitmproxy's objects."""
+
+    def __init__(self, state: dict):
+        self.raw_content = state.get("content")
+        self.headers = _StateHeaders(state.get("headers"))
+        self.timestamp_start = state.get("timestamp_start")
+        self.timestamp_end = state.get("timestamp_end")
+        self.status_code = state.get("status_code")
+        self.method = _text(state.get("method"))
+        self.host = _text(state.get("host"))
+        path = _text(state.get("path"))
+        self.path = path
+        if self.host is not None:
+            scheme = _text(state.get("scheme")) or "http"
+            port = state.get("port")
+            default = {"http": 80, "https": 443}.get(scheme)
+            self.url = f"{scheme}://{self.host}{'' if port in (None, default) else f':{port}'}{path or ''}"
+
+    def get_content(self, strict: bool = False) -> bytes:
+        coding = _header(self.headers.items(), "content-encoding")
+        try:
+            return decode_content(self.raw_content, coding, cap=MAX_BODY_BYTES)
+        except BodyDecodeError as exc:
+            raise ValueError(str(exc)) from None
+
+
+class _StateFlow:
+    def __init__(self, state: dict):
+        self.request = _StateMessage(state.get("request") or {})
+        self.response = _StateMessage(state["response"]) if isinstance(state.get("response"), dict) else None
+        err = state.get("error")
+        self.error = type("FlowError", (), {"msg": _text(err.get("msg"))})() if isinstance(err, dict) else None
+        self.metadata = state.get("metadata") if isinstance(state.get("metadata"), dict) else {}
+
+
+def _text(value) -> str | None:
+    return value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else value
 
 
 def _missing_message(path: str | PathLike, exc: ImportError) -> str:

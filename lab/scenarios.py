@@ -1,0 +1,182 @@
+"""The lab's scenarios: what the client sends, how the gateway behaves, what DSH answered.
+
+One place for every fact a scenario is built to show, so the orchestrator (``lab/run.py``), the DSH
+session writer and the tests read the same definitions. Facts about DSH come from
+``../shared/reference/dsh.md`` (0.1.1-rc.2): the bash and read_image schemas (§4), the exact error
+texts (§5, §7), the permission presets (§3).
+"""
+from __future__ import annotations
+
+import struct
+import zlib
+from base64 import b64encode
+from dataclasses import dataclass, field
+
+PROXY_PORT = 18787  # mitmdump listens here; the client talks to it
+GATEWAY_PORT = 18788  # the stub gateway, upstream of the recorder
+FAKE_KEY = "sk-lab-FAKE-0000000000000000000000000000"  # never a real key; redaction must remove it
+
+# DSH 0.1.1-rc.2 bash tool with a confining executor (dsh.md §4). The base description and the
+# first five parameters are byte-for-byte those of the request/header events in DSH's own test
+# snapshots; the escalation fields and the sentence appended to the description are the ones DSH
+# adds when `ctx.shell.sandboxMode` is defined (deepseek-harness escalation sources).
+BASH_DESCRIPTION = (
+    "Execute a bash command (`bash -c`) and return its stdout/stderr. Each call runs in a fresh shell: no state "
+    "(cwd, variables, functions) persists between calls — pass `workdir` instead of using `cd`. Non-zero exits are "
+    "reported as `[exit code: N]`. Current harness environment facts are exposed through managed `$DSH_*` variables; "
+    "inspect them when needed. Commands may run under a file sandbox; a blocked file operation is reported as "
+    "`[sandbox: file access denied under <mode> mode]` — a policy denial, not a bug in the command; do not retry "
+    "another way. Long output is truncated to its tail; the full output is saved to a file whose path is reported "
+    "when available. Set `run_in_background: true` for long-running commands: the call returns a job id "
+    "immediately; read its output with `job_output` and stop it with `job_kill`. Attempting a command the sandbox "
+    "may deny is safe and expected: run it and read the marker rather than assuming the denial. When a command is "
+    "denied and a wider mode would let it succeed, escalate immediately in the same turn — the one sanctioned "
+    "exception to a denial: retry the exact same command once with `sandbox_permissions` (the narrowest wider mode "
+    "that suffices) plus a one-sentence `justification`. Do not detour through chat to ask permission first — the "
+    "approval prompt raised by that retry is how the user consents. If the session states approval prompts are "
+    "disabled, there is no exception: a denial is final — do not set `sandbox_permissions`. Never escalate "
+    "speculatively: ground the request in a real denial — normally the one this command just hit; escalating up "
+    "front is fine only when this session already denied the same access. A rejected escalation is final for that "
+    "command — stop and explain, never work around it — but it does not forbid attempting or escalating other "
+    "commands later."
+)
+BASH_PARAMETERS = {
+    "type": "object",
+    "properties": {
+        "command": {"type": "string", "description": "The bash command to execute."},
+        "description": {"type": "string", "description": (
+            "Clear, concise description of what this command does in active voice, 5-10 words (shown in the UI). "
+            "Examples: \"ls\" → \"List files in current directory\"; \"git status\" → \"Show working tree status\"; "
+            "\"npm install\" → \"Install package dependencies\".")},
+        "timeoutMs": {"type": "number", "description": (
+            "Timeout in milliseconds. The executor applies its configured default and cap, and kills the command on expiry.")},
+        "workdir": {"type": "string", "description": (
+            "Working directory for this command. Defaults to the session workspace; a relative path is resolved against it.")},
+        "run_in_background": {"type": "boolean", "description": (
+            "Run in the background and return a job id immediately (collect with job_output, stop with job_kill). "
+            "No timeout applies.")},
+        "sandbox_permissions": {"type": "string", "description": (
+            "The wider sandbox mode this command needs. Only valid as a one-shot retry of a command the sandbox just "
+            "denied; requires justification and user approval."), "enum": ["workspace-write", "danger-full-access"]},
+        "justification": {"type": "string", "description": (
+            "Required with sandbox_permissions: one sentence for the user explaining why this exact command needs the "
+            "wider access.")},
+    },
+    "required": ["command", "description"],
+}
+READ_IMAGE = {
+    "name": "read_image",
+    "description": "Read an image file from the workspace and attach it for the model to see.",
+    "parameters": {"type": "object", "properties": {
+        "file_path": {"type": "string", "description": "Path of the image file to read."}}, "required": ["file_path"]},
+}
+TOOLS = [{"name": "bash", "description": BASH_DESCRIPTION, "parameters": BASH_PARAMETERS}, READ_IMAGE]
+
+SYSTEM_PROMPT = ("You are DeepSeek Harness (DSH), a coding agent working in the user's workspace. "
+                 "Current DSH file policy: danger-full-access.")
+USER_TEXT = "The checkout test fails and I saved a screenshot of it as screenshot.png. List the workspace files first."
+
+
+def _png(width: int = 8, height: int = 8) -> bytes:
+    """A small real PNG (red/white stripes), made here so the lab needs no binary files."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    rows = b"".join(b"\0" + (b"\xff\x00\x00" if y % 2 else b"\xff\xff\xff") * width for y in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows, 9)) + chunk(b"IEND", b""))
+
+
+SCREENSHOT = _png()
+SCREENSHOT_PART = {"type": "image", "data": b64encode(SCREENSHOT).decode(), "mimeType": "image/png"}
+
+# DSH's exact error texts (dsh.md §5 rows 3c and 5, §7 read_image), as tool results: "Error: <message>".
+EMPTY_JUSTIFICATION = "Error: invalid justification: expected a non-empty sentence"
+SAME_MODE = ('Error: sandbox escalation to "danger-full-access" is not strictly wider than this call\'s current '
+             '"danger-full-access" mode')
+
+
+def no_image_input(model: str, path: str = "screenshot.png") -> str:
+    return (f'Error: cannot read "{path}" as an image: model "{model}" does not declare image input; '
+            "switch to an image-capable model to read images")
+
+
+LS_OUTPUT = ("total 24\ndrwxr-xr-x 4 dev dev 4096 Nov 30 09:00 .\n-rw-r--r-- 1 dev dev  812 Nov 30 09:00 package.json\n"
+             "-rw-r--r-- 1 dev dev 3301 Nov 30 09:00 screenshot.png\ndrwxr-xr-x 2 dev dev 4096 Nov 30 09:00 src\n"
+             "drwxr-xr-x 2 dev dev 4096 Nov 30 09:00 tests")
+
+
+@dataclass
+class Run:
+    """One client conversation: pi-ai version, api, route and model as DSH would configure them."""
+
+    name: str
+    api: str = "openai-responses"
+    pi_ai: str = "1.6.0"
+    behaviour: str = "absent-is-strict"
+    model: str = "gw-coder"
+    input: list[str] | None = None  # None: the entry declares no `input` (DSH resolves [text])
+    compat: dict | None = None
+    tool_results: list[dict] = field(default_factory=list)
+    max_requests: int = 5
+    text: str = USER_TEXT
+    image: bool = True  # attach the screenshot to the user message
+
+    def client_spec(self, port: int = PROXY_PORT) -> dict:
+        base = f"http://127.0.0.1:{port}/{self.behaviour}"
+        model = {"id": self.model, "name": self.model, "contextWindow": 262144, "maxTokens": 32768, "reasoning": False}
+        if self.input is not None:
+            model["input"] = self.input
+        if self.compat is not None:
+            model["compat"] = self.compat
+        return {
+            "name": self.name, "piAi": self.pi_ai, "api": self.api, "provider": "gateway",
+            "baseUrl": base if self.api == "openai-codex-responses" else f"{base}/v1",
+            "model": model, "apiKey": FAKE_KEY, "systemPrompt": SYSTEM_PROMPT, "tools": TOOLS,
+            "messages": [{"role": "user", "content": [{"type": "text", "text": self.text}] + ([SCREENSHOT_PART] if self.image else [])}],
+            "toolResults": self.tool_results, "maxRequests": self.max_requests,
+        }
+
+
+@dataclass
+class Scenario:
+    name: str
+    title: str
+    runs: list[Run]
+    session_mode: str | None = None  # DSH permission preset, when the lab writes a DSH session log
+    settings: str | None = None  # data/configs/<settings>.yaml
+
+
+def _result(text: str, is_error: bool) -> dict:
+    return {"text": text, "isError": is_error}
+
+
+SCENARIOS = [
+    Scenario(
+        "before-fix", "Route without compat, model without input, session in danger-full-access",
+        [Run("before-fix", tool_results=[
+            _result(EMPTY_JUSTIFICATION, True),
+            _result(SAME_MODE, True),
+            _result(no_image_input("gw-coder"), True),
+        ])],
+        session_mode="danger-full-access", settings="settings.before",
+    ),
+    Scenario(
+        "after-fix", "compat.supportsStrictMode: true and input: [text, image]",
+        [Run("after-fix", input=["text", "image"], compat={"supportsStrictMode": True},
+             tool_results=[_result(LS_OUTPUT, False)])],
+        session_mode="danger-full-access", settings="settings.after",
+    ),
+    Scenario(
+        "other-apis", "The same tools through openai-codex-responses and openai-completions, and pi-ai 0.73.1",
+        [Run("codex", api="openai-codex-responses", behaviour="passthrough", tool_results=[_result(LS_OUTPUT, False)]),
+         Run("completions", api="openai-completions", behaviour="passthrough", tool_results=[_result(LS_OUTPUT, False)]),
+         Run("completions-compat", api="openai-completions", behaviour="passthrough",
+             compat={"supportsStrictMode": True}, tool_results=[_result(LS_OUTPUT, False)]),
+         Run("responses-0.73.1", pi_ai="0.73.1", tool_results=[_result(LS_OUTPUT, False)])],
+    ),
+    Scenario(
+        "image-refused", "Image declared by the model entry but refused by the gateway",
+        [Run("image-refused", behaviour="no-images", input=["text", "image"], compat={"supportsStrictMode": True})],
+    ),
+]
+BY_NAME = {s.name: s for s in SCENARIOS}

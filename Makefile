@@ -16,7 +16,8 @@ $(STAMP): requirements.lock pyproject.toml
 demo: $(STAMP)
 	$(BIN)/agent-contract summary data/
 
-test: $(STAMP)
+test: $(STAMP) lab/client/node_modules/.installed
+	node lab/client/selftest.mjs
 	$(BIN)/python -m pytest tests $(wildcard notebooks/*.ipynb) $(if $(wildcard notebooks/*.ipynb),--nbval,)
 
 lab: $(STAMP)

@@ -13,8 +13,12 @@ PKG = Path(__file__).resolve().parents[1] / "toolkit"
 # module group -> the toolkit modules it may import
 ALLOWED = {
     "wire": {"toolkit.wire"},
+    "knowledge": {"toolkit.knowledge"},
     "sources": {"toolkit.wire", "toolkit.sources", "toolkit.errors"},
 }
+# the verification layers may use everything below them, never the presentation on top
+LAYERS = ("capture", "config", "capability")
+PRESENTATION = ("toolkit.cli", "toolkit.widgets", "toolkit.plots", "toolkit.report")
 
 
 def _toolkit_imports(path: Path) -> set[str]:
@@ -42,6 +46,12 @@ def test_layers_import_only_downward(group):
             if not any(mod == a or mod.startswith(a + ".") for a in ALLOWED[group]):
                 offenders.append(f"{path.name} imports {mod}")
     assert not offenders, offenders
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_layers_do_not_import_presentation(layer):
+    imports = _toolkit_imports(PKG / f"{layer}.py")
+    assert not [m for m in imports if m.startswith(PRESENTATION)], imports
 
 
 def test_wire_uses_no_pandas_and_no_files():

@@ -15,6 +15,8 @@ _LAZY = {
     "find_captures": "toolkit.capture",
     "Capture": "toolkit.capture",
     "CaptureError": "toolkit.errors",
+    "load_settings": "toolkit.config",
+    "Settings": "toolkit.config",
 }
 __all__ = sorted(_LAZY)
 

@@ -62,6 +62,34 @@ def _exchange_table(cap):
     return table
 
 
+def _config(args) -> int:
+    import pandas as pd
+
+    from .config import load_settings, suggest_fix
+
+    settings = load_settings(args.settings)
+    if args.diff:
+        print(suggest_fix(args.settings), end="")
+        return 0
+    with pd.option_context("display.width", 200, "display.max_colwidth", 120, "display.max_columns", 30):
+        cols = ["route", "id", "api", "input", "input_source", "supports_strict_mode", "strict_mode_source", "tool_strict"]
+        print(settings.models[cols].to_string(index=False))
+        dm, dp = settings.default_model, settings.default_preset
+        print(f"\nnew agents use {dm.get('route')}/{dm.get('model')} ({dm.get('source')}); sessions start in "
+              f"{dp.get('sandbox_mode')} with approval {dp.get('approval')} ({dp.get('source')})")
+        if len(settings.findings):
+            print(f"\n{len(settings.findings)} findings:")
+            for f in settings.findings.itertuples(index=False):
+                where = f"line {f.line}" if not pd.isna(f.line) else "file"
+                print(f"\n{f.severity} [{f.layer}] {where} ({f.yaml_path}): {f.message}")
+                if not pd.isna(f.dsh_message):
+                    print(f"    DSH says: {f.dsh_message}")
+                if not pd.isna(f.fix):
+                    print(f"    fix: {f.fix}")
+            print("\nthe minimal fix as a diff: agent-contract config --diff " + str(args.settings))
+    return 1 if (settings.findings["severity"] == "error").any() else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agent-contract", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -72,6 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--progress", action="store_true", default=None, help="show progress even when stderr is not a terminal")
     s.add_argument("--all", action="store_true", help="list every exchange and problem, not the first 40")
     s.set_defaults(func=_summary)
+    c = sub.add_parser("config", help="resolve a DSH settings.yaml: effective values, their sources, findings")
+    c.add_argument("settings", help="path to settings.yaml (credential files are refused)")
+    c.add_argument("--diff", action="store_true", help="print the minimal fix as a unified diff")
+    c.set_defaults(func=_config)
     return parser
 
 
@@ -81,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (CaptureError, ValueError) as exc:
+    except (CaptureError, ValueError) as exc:  # SettingsError is a ValueError
         print(f"agent-contract: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -1,0 +1,103 @@
+"""Layer 3: declared input against what went on the wire and what the backend answered."""
+from __future__ import annotations
+
+import base64
+import json
+
+import toolkit
+from conftest import REPO
+from toolkit.capability import VERDICTS, check
+from toolkit.config import load_settings
+
+DATA = REPO / "data"
+BEFORE = load_settings(DATA / "configs" / "settings.before.yaml", env={})
+AFTER = load_settings(DATA / "configs" / "settings.after.yaml", env={})
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 40).decode()
+
+
+def verdicts(frame) -> list[str]:
+    return list(frame["verdict"].astype(str))
+
+
+def test_before_fix_images_never_left_dsh():
+    cap = toolkit.load_captures([DATA / "before-fix" / "capture.har", DATA / "before-fix" / "session.jsonl.zstd"])
+    out = check(BEFORE, cap)
+    assert verdicts(out) == ["undeclared-refused-locally"] * 5
+    http, session = out.iloc[0], out.iloc[-1]
+    assert (http["route"], http["route_match"], http["declared_input"], http["input_source"]) == (
+        "gateway", "baseURL path", ("text",), "route defaultInput (default [text])")
+    assert (http["images_sent"], http["placeholder"], http["dsh_before_sending"]) == (0, True, "refuses")
+    assert http["dsh_message"] == 'pi-ai model "gw-coder" does not support image input'
+    assert session["route_match"] == "session" and session["dsh_message"] == (
+        'cannot read "screenshot.png" as an image: model "gw-coder" does not declare image input; '
+        "switch to an image-capable model to read images")
+
+
+def test_after_fix_declared_and_accepted():
+    out = check(AFTER, toolkit.load_capture(DATA / "after-fix" / "capture.mitm"))
+    assert verdicts(out) == ["declared-and-accepted"] * 2
+    row = out.iloc[0]
+    assert (row["images_sent"], row["media_types"], row["status"], row["dsh_before_sending"]) == (1, "image/png", 200, "sends")
+
+
+def test_declared_but_refused_downstream():
+    out = check(AFTER, toolkit.load_capture(DATA / "image-refused" / "gateway.jsonl"))
+    assert verdicts(out) == ["declared-but-refused-downstream"]
+    row = out.iloc[0]
+    assert (row["status"], row["error_code"]) == (400, "unsupported_image_input")
+    assert "Image input is not supported by model gw-coder on this gateway." in row["evidence"]
+
+
+def test_a_capture_from_another_configuration_is_called_out():
+    out = check(BEFORE, toolkit.load_capture(DATA / "after-fix" / "capture.har"))
+    assert verdicts(out) == ["config-does-not-match-capture"] * 2
+
+
+def _line(path: str, model: str, content: list, status: int = 200) -> dict:
+    body = {"model": model, "stream": False, "input": [{"role": "user", "content": content}]}
+    resp = {"id": "r", "object": "response", "status": "completed", "model": model, "output": []}
+    return {"request": {"method": "POST", "url": f"http://127.0.0.1:9{path}/responses", "body": body},
+            "response": {"status": status, "body": resp}}
+
+
+def test_undeclared_but_capable_and_unknown_routes(tmp_path):
+    settings = load_settings("""
+llm-pi-ai:
+  providers:
+    text-gw:
+      api: openai-responses
+      baseURL: http://127.0.0.1:9/a/v1
+      models:
+        - id: m1
+    vision-gw:
+      api: openai-responses
+      baseURL: http://127.0.0.1:9/b/v1
+      models:
+        - id: m1
+          input: [text, image]
+""", env={})
+    placeholder = [{"type": "input_text", "text": "see"},
+                   {"type": "input_text", "text": "(image omitted: model does not support images)"}]
+    image = [{"type": "input_text", "text": "see"},
+             {"type": "input_image", "detail": "auto", "image_url": f"data:image/png;base64,{PNG}"}]
+    lines = [_line("/a/v1", "m1", placeholder), _line("/b/v1", "m1", image), _line("/c/v1", "m7", image)]
+    log = tmp_path / "log.jsonl"
+    log.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    out = check(settings, toolkit.load_capture(log))
+    assert verdicts(out) == ["undeclared-but-capable", "declared-and-accepted", "route-not-in-settings"]
+    assert "accepted images on route `vision-gw` (log.jsonl:2)" in out.iloc[0]["evidence"]
+    assert out.iloc[1]["image_bytes"] == 48
+    assert set(VERDICTS) >= set(verdicts(out))
+
+
+def test_requests_without_images_are_not_rows(tmp_path):
+    log = tmp_path / "text.jsonl"
+    log.write_text(json.dumps(_line("/x/v1", "gw-coder", [{"type": "input_text", "text": "hi"}])) + "\n", encoding="utf-8")
+    out = check(AFTER, toolkit.load_capture(log))
+    assert out.empty and list(out.columns)[-2:] == ["verdict", "evidence"]
+
+
+def test_other_apis_placeholders_against_the_after_config():
+    # those runs used models without `input`, so pi-ai dropped the screenshot: the after settings disagree
+    out = check(AFTER, toolkit.load_capture(DATA / "other-apis" / "capture.har"))
+    assert verdicts(out) == ["config-does-not-match-capture"] * 8 and out["placeholder"].all()

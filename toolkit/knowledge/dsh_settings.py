@@ -1,0 +1,157 @@
+"""DSH ``settings.yaml``: the llm-pi-ai schema, defaults, and the exact texts DSH refuses with.
+
+Sources (``deepseek-ai/deepseek-harness``; wording as in the sources the search index holds, which
+agrees with ``../shared/reference/dsh.md`` §2-§3 for 0.1.1-rc.2 wherever dsh.md quotes it):
+``packages/llm/llm-pi-ai/src/config.ts`` (``rejectRemovedFields``, ``resolveProfiles``),
+``packages/llm/llm-pi-ai/src/catalog.ts`` (``resolveRouteModels``, compat gates),
+``packages/core/agent-default-model/src/index.ts``, ``packages/interaction/permission-presets``.
+"""
+from __future__ import annotations
+
+NAMESPACE = "llm-pi-ai"
+DEFAULT_CONTEXT_WINDOW = 262_144
+DEFAULT_MAX_TOKENS = 32_768
+DEFAULT_INPUT = ("text",)
+MODALITIES = ("text", "image")
+REMOVED_ROUTE_FIELDS = ("provider", "maxRetries", "maxRetryDelayMs")
+
+# catalog.ts compat gates: per api, the offered fields in gate order (withheld ones are refused).
+_COMPLETIONS = ("supportsStore", "supportsDeveloperRole", "supportsReasoningEffort", "supportsUsageInStreaming",
+                "maxTokensField", "requiresToolResultName", "requiresAssistantAfterToolResult",
+                "requiresThinkingAsText", "requiresReasoningContentOnAssistantMessages", "thinkingFormat",
+                "chatTemplateKwargs", "supportsStrictMode", "cacheControlFormat", "supportsLongCacheRetention")
+_RESPONSES = ("supportsDeveloperRole", "supportsStrictMode", "supportsLongCacheRetention")
+_ANTHROPIC = ("supportsEagerToolInputStreaming", "supportsLongCacheRetention", "supportsCacheControlOnTools",
+              "supportsTemperature", "forceAdaptiveThinking", "allowEmptySignature", "supportsStrictTools")
+COMPAT_OFFERED: dict[str, tuple[str, ...]] = {
+    "openai-completions": _COMPLETIONS,
+    "openai-responses": _RESPONSES,
+    "azure-openai-responses": _RESPONSES,
+    "openai-codex-responses": _RESPONSES,
+    "anthropic-messages": _ANTHROPIC,
+    "bedrock-converse-stream": ("supportsStrictMode",),
+}
+COMPAT_WITHHELD = frozenset({
+    "openRouterRouting", "vercelGatewayRouting", "zaiToolStream", "supportsOpenAIGrammarTools",
+    "sendSessionAffinityHeaders", "deferredToolsMode", "sessionAffinityFormat", "supportsToolSearch",
+    "supportsExplicitPromptCacheMode", "supportsToolReferences",
+})
+APIS = tuple(COMPAT_OFFERED)
+
+
+def all_offered_compat() -> list[str]:
+    """``allOfferedCompatFields()``: every offered field, deduplicated, in gate order."""
+    seen: dict[str, None] = {}
+    for fields in COMPAT_OFFERED.values():
+        seen.update(dict.fromkeys(fields))
+    return list(seen)
+
+
+def compat_protocols(field: str) -> list[str]:
+    return [api for api, fields in COMPAT_OFFERED.items() if field in fields]
+
+
+# ---- the texts DSH refuses a settings section with (each prefixed by ``llm-pi-ai: provider "<p>" ``)
+
+def refused(route: str, detail: str) -> str:
+    return f'llm-pi-ai: provider "{route}" {detail}'
+
+
+PROVIDERS_ARRAY = "llm-pi-ai: providers is now a dict keyed by provider route, not an array of profiles"
+
+
+def removed_provider(route: str) -> str:
+    return refused(route, 'sets "provider", which moved to the providers dict key')
+
+
+def removed_retries(route: str) -> str:
+    return refused(route, "sets maxRetries or maxRetryDelayMs, which were removed; compose agent recovery with dsh-llm-retry")
+
+
+def empty_default_input(route: str) -> str:
+    return refused(route, "defaultInput must name at least one modality")
+
+
+def empty_field(route: str, field: str) -> str:
+    return refused(route, f"has an empty {field}")
+
+
+def duplicate_model(route: str, model: str) -> str:
+    return refused(route, f'lists model "{model}" more than once')
+
+
+def empty_model_id(route: str) -> str:
+    return refused(route, "has a model with an empty id")
+
+
+def needs_api(route: str, model: str) -> str:
+    return refused(route, f'model "{model}" needs an api; the installed catalog does not describe it, so set the '
+                          "route's api to the wire protocol its endpoint speaks")
+
+
+def needs_base_url(route: str, model: str) -> str:
+    return refused(route, f'model "{model}" needs a baseURL; the installed catalog does not describe this route')
+
+
+def no_models(route: str) -> str:
+    return refused(route, "resolves no models; the installed catalog does not describe this route, so its models "
+                          "must be listed in configuration")
+
+
+def compat_undeclared(route: str, site: str, field: str) -> str:
+    return refused(route, f'{site} sets compat "{field}", which no wire protocol declares; the configurable '
+                          f"switches are {', '.join(all_offered_compat())}")
+
+
+def compat_withheld(route: str, site: str, field: str) -> str:
+    return refused(route, f'{site} sets compat "{field}", which is not configurable here: pi-ai\'s installed '
+                          "catalog sets it for the vendors that need it, so name that provider as the route instead")
+
+
+def compat_valueless(route: str, site: str, field: str) -> str:
+    return refused(route, f'{site} sets compat "{field}" with no value; give it one, or remove the key to leave '
+                          "the field to the next layer — the installed catalog entry, then pi-ai's own detection")
+
+
+def compat_wrong_api(route: str, model: str, field: str, api: str) -> str:
+    offered = COMPAT_OFFERED.get(api, ())
+    return refused(route, f'model "{model}" sets compat "{field}", but its api is "{api}", which does not take it; '
+                          f"that switch exists on {', '.join(compat_protocols(field))}, and \"{api}\" offers "
+                          f"{', '.join(offered) if offered else 'no configurable compat'}")
+
+
+def compat_unreadable_on_route(route: str, field: str) -> str:
+    return refused(route, f'sets compat "{field}", but no model on the route speaks a protocol that takes it; it '
+                          f"exists on {', '.join(compat_protocols(field))}")
+
+
+def empty_reasoning_efforts(route: str, model: str) -> str:
+    return refused(route, f'model "{model}" has an empty reasoningEfforts; declare the offered levels, set false '
+                          "for a non-reasoning model, or omit the field to keep the installed catalog's capability")
+
+
+# ---- runtime texts (dsh.md §2.3; the credential text as DSH's credential resolution writes it)
+
+def missing_credential(route: str, ref: str) -> str:
+    return (f'llm-pi-ai: no credential for provider route "{route}"; its profile resolves {ref}, which is not set — '
+            f"store {ref} through the credentials service (the web Models page writes it) or export it in the "
+            "launching environment")
+
+
+def unknown_model(route: str, model: str) -> str:
+    return f'pi-ai provider "{route}" has no configured model "{model}"'
+
+
+# ---- other namespaces (dsh.md §3)
+
+BASE_DEFAULT_MODEL = ("deepseek-official", "deepseek-v4-flash")  # agent-default-model's base row
+# preset -> (sandbox mode, approval policy); permission-presets
+PRESETS = {
+    "read-only": ("read-only", "ask"),
+    "workspace-write": ("workspace-write", "ask"),
+    "danger-full-access": ("danger-full-access", "never"),
+}
+# base bundle: sandbox-policy mode `DSH_PERMISSION_MODE ?? 'workspace-write'`
+PERMISSION_MODE_ENV = "DSH_PERMISSION_MODE"
+BASE_SANDBOX_MODE = "workspace-write"
+CREDENTIAL_FILES = (".credentials.yaml", ".credentials.yml", ".env")  # never read by the toolkit

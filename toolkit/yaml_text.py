@@ -1,0 +1,146 @@
+"""YAML with positions, and edits that change only the lines they must.
+
+``suggest_fix`` has to leave comments, key order and formatting byte for byte, which no YAML dumper
+does; so the text is composed once for node positions and edited as lines.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+Path = tuple  # ("llm-pi-ai", "providers", "gateway", "models", 0, "input")
+
+
+@dataclass(frozen=True)
+class Loc:
+    """Where a key and its value sit (0-based lines and columns, as PyYAML marks them)."""
+
+    key_line: int | None
+    key_col: int | None
+    value: yaml.Node
+
+    @property
+    def line(self) -> int:
+        """1-based line of the key (or of the value, for sequence items and the root)."""
+        return (self.key_line if self.key_line is not None else self.value.start_mark.line) + 1
+
+    @property
+    def column(self) -> int:
+        return (self.key_col if self.key_col is not None else self.value.start_mark.column) + 1
+
+
+def path_text(path: Path) -> str:
+    """``llm-pi-ai.providers.gateway.models[0].input``"""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def compose(text: str) -> tuple[Any, dict[Path, Loc]]:
+    """The document's value (safe loader) and the location of every mapping key and sequence item."""
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    finally:
+        loader.dispose()
+    locs: dict[Path, Loc] = {}
+    if node is not None:
+        locs[()] = Loc(None, None, node)
+        _walk(node, (), locs)
+    return data, locs
+
+
+def _walk(node: yaml.Node, path: Path, locs: dict[Path, Loc]) -> None:
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode):
+                p = path + (key.value,)
+                locs[p] = Loc(key.start_mark.line, key.start_mark.column, value)
+                _walk(value, p, locs)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            p = path + (i,)
+            locs[p] = Loc(None, None, item)
+            _walk(item, p, locs)
+
+
+def last_line(node: yaml.Node) -> int:
+    """0-based index of the last line holding any of the node's text."""
+    end = node.end_mark
+    return end.line - 1 if end.column == 0 and end.line > node.start_mark.line else end.line
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace lines ``[start, stop)`` (0-based) with ``lines``; an insertion has ``start == stop``."""
+
+    start: int
+    stop: int
+    lines: tuple[str, ...]
+    why: str = ""
+
+
+def apply(text: str, edits: list[Edit]) -> str:
+    """Apply non-overlapping edits; lines no edit touches stay byte for byte."""
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith(("\n", "\r")):
+        lines[-1] += "\n"
+        trailing_newline = False
+    else:
+        trailing_newline = True
+    eol = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+    for edit in sorted(edits, key=lambda e: (e.start, e.stop), reverse=True):
+        lines[edit.start:edit.stop] = [line + eol for line in edit.lines]
+    out = "".join(lines)
+    return out if trailing_newline or not out.endswith(eol) else out[: -len(eol)]
+
+
+def block_mapping_indent(node: yaml.Node) -> int | None:
+    """Column of the keys of a block mapping, or None for a flow mapping (``{...}``) or no mapping."""
+    if not isinstance(node, yaml.MappingNode) or node.flow_style or not node.value:
+        return None
+    return node.value[0][0].start_mark.column
+
+
+def insert_keys(locs: dict[Path, Loc], parent: Path, key_lines: list[str], *, before: str | None = None,
+                why: str = "") -> Edit | None:
+    """Insert ``key_lines`` (written at indent 0) into the block mapping at ``parent``: before the key
+    ``before`` when it exists, else after the mapping's last line."""
+    node = locs[parent].value
+    indent = block_mapping_indent(node)
+    if indent is None:
+        return None
+    pad = " " * indent
+    lines = tuple(pad + line if line else line for line in key_lines)
+    if before is not None and parent + (before,) in locs:
+        at = locs[parent + (before,)].key_line
+        return Edit(at, at, lines, why)
+    at = last_line(node) + 1
+    return Edit(at, at, lines, why)
+
+
+def rename_key(text: str, locs: dict[Path, Loc], path: Path, new: str, why: str = "") -> Edit:
+    loc = locs[path]
+    line = text.splitlines()[loc.key_line]
+    old = str(path[-1])
+    assert line[loc.key_col:loc.key_col + len(old)] == old, (line, old)
+    return Edit(loc.key_line, loc.key_line + 1, (line[:loc.key_col] + new + line[loc.key_col + len(old):],), why)
+
+
+def delete_key(locs: dict[Path, Loc], path: Path, why: str = "") -> Edit:
+    loc = locs[path]
+    return Edit(loc.key_line, max(loc.key_line, last_line(loc.value)) + 1, (), why)
+
+
+def replace_value(text: str, locs: dict[Path, Loc], path: Path, value: str, why: str = "") -> Edit | None:
+    """Replace a single-line value in place (keeps the key, the indent and any trailing comment)."""
+    node = locs[path].value
+    if node.start_mark.line != node.end_mark.line:
+        return None
+    line = text.splitlines()[node.start_mark.line]
+    new = line[:node.start_mark.column] + value + line[node.end_mark.column:]
+    return Edit(node.start_mark.line, node.start_mark.line + 1, (new,), why)

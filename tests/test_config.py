@@ -202,3 +202,19 @@ def test_api_key_value_is_never_read_or_shown(tmp_path, monkeypatch):
 def test_unreadable_settings_file_is_a_clear_error(tmp_path):
     with pytest.raises(SettingsError, match=r"nope\.yaml: cannot read"):
         load_settings(tmp_path / "nope.yaml")
+
+
+def test_route_compat_no_model_can_read():
+    s = settings(ROUTE.replace("        supportsStrictMode: true\n", "        supportsStrictMode: true\n        supportsStore: true\n"))
+    assert one(s, "compat-unreadable")["dsh_message"] == (
+        'llm-pi-ai: provider "gw" sets compat "supportsStore", but no model on the route speaks a protocol that takes '
+        "it; it exists on openai-completions")
+
+
+def test_catalog_values_and_their_source():
+    text = ROUTE.replace("          input: [text, image]\n", "")
+    s = settings(text, catalog={"gw": {"m1": {"input": ["text", "image"], "contextWindow": 1000}}})
+    m = s.model("gw", "m1")
+    assert (m["input"], m["input_source"], m["context_window"], m["context_window_source"], m["max_tokens_source"]) == (
+        ("text", "image"), "catalog", 1000, "catalog", "defaultMaxTokens default")
+    assert "image-undeclared" not in codes(s)

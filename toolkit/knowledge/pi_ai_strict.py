@@ -1,0 +1,100 @@
+"""pi-ai 1.6.0's strict-schema transform (``src/api/constrained-sampling.ts``), rule for rule.
+
+``make_strict`` returns what ``makeStrictJsonSchema`` returns, and raises ``StrictSchemaError`` with
+pi-ai's own message where pi-ai throws ``UnsupportedStrictJsonSchemaError``, plus the rule number
+(pi-ai.md §3) and the JSON path pi-ai does not report.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+# Rule 2: keywords whose presence pi-ai refuses, in the order it checks them.
+UNSUPPORTED_KEYWORDS = ("$ref", "$defs", "definitions", "allOf", "oneOf", "patternProperties", "dependentSchemas",
+                        "dependencies", "unevaluatedProperties", "propertyNames", "contains", "prefixItems", "not",
+                        "if", "then", "else")
+
+
+class StrictSchemaError(ValueError):
+    """pi-ai refuses to make this schema strict. ``str()`` is pi-ai's message; ``rule`` and ``path`` say
+    which rule of pi-ai.md §3 and where."""
+
+    def __init__(self, message: str, *, rule: int, path: str):
+        self.rule, self.path, self.reason = rule, path, message
+        super().__init__(message)
+
+    def __repr__(self) -> str:
+        return f"StrictSchemaError({self.reason!r}, rule={self.rule}, path={self.path!r})"
+
+
+def make_strict(schema: Any) -> dict:
+    """``makeStrictJsonSchema``: a deep copy made strict; the input is never changed."""
+    out = _node(copy.deepcopy(schema), "$")
+    if not isinstance(out, dict) or out.get("type") != "object":
+        raise StrictSchemaError("root schema must have type object", rule=0, path="$")
+    return out
+
+
+def allows_null(node: Any) -> bool:
+    """``schemaAllowsNull``: OpenAPI ``nullable: true`` is not recognised."""
+    if not isinstance(node, dict):
+        return False
+    t = node.get("type")
+    if t == "null" or (isinstance(t, list) and "null" in t):
+        return True
+    if "const" in node and node["const"] is None:
+        return True
+    if isinstance(node.get("enum"), list) and None in node["enum"]:
+        return True
+    return isinstance(node.get("anyOf"), list) and any(allows_null(v) for v in node["anyOf"])
+
+
+def _types(node: dict) -> list:
+    t = node.get("type")
+    return t if isinstance(t, list) else [t] if t is not None else []
+
+
+def _node(node: Any, path: str) -> Any:
+    if not isinstance(node, dict):  # rule 1: true/false boolean schemas
+        raise StrictSchemaError("boolean schemas are unsupported", rule=1, path=path)
+    for key in UNSUPPORTED_KEYWORDS:  # rule 2
+        if key in node:
+            raise StrictSchemaError(f"{key} schemas are unsupported", rule=2, path=path)
+    if "type" not in node and "anyOf" not in node and "enum" not in node:  # rule 4 (new in 1.6.0)
+        raise StrictSchemaError("schemas without a type are unsupported", rule=4, path=path)
+    if "anyOf" in node:  # rule 5
+        variants = node["anyOf"]
+        if not isinstance(variants, list) or not variants:
+            raise StrictSchemaError("anyOf must contain at least one schema", rule=5, path=path)
+        for i, v in enumerate(variants):
+            if isinstance(v, dict) and ({"object", "array"} & set(_types(v)) or "properties" in v or "items" in v):
+                raise StrictSchemaError("object and array unions are unsupported", rule=5, path=f"{path}.anyOf[{i}]")
+        node["anyOf"] = [_node(v, f"{path}.anyOf[{i}]") for i, v in enumerate(variants)]
+    if "items" in node:  # rule 6
+        if isinstance(node["items"], list):
+            raise StrictSchemaError("tuple schemas are unsupported", rule=6, path=path)
+        node["items"] = _node(node["items"], f"{path}.items")
+    if "properties" in node and node.get("type") != "object":  # rule 7
+        raise StrictSchemaError("properties require type object", rule=7, path=path)
+    if node.get("type") == "object":  # rules 8-11
+        ap = node.get("additionalProperties", False)
+        if ap is not False:
+            raise StrictSchemaError("schema-valued or true additionalProperties is unsupported", rule=8, path=path)
+        props = node.get("properties")
+        if props is None:
+            node["required"] = []
+            node["additionalProperties"] = False
+            return node
+        required = node.get("required", [])
+        if not isinstance(props, dict) or not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+            raise StrictSchemaError("required contains an unknown property", rule=8, path=path)
+        if any(r not in props for r in required):
+            raise StrictSchemaError("required contains an unknown property", rule=8, path=f"{path}.required")
+        for name, prop in list(props.items()):
+            strict_prop = _node(prop, f"{path}.properties.{name}")
+            if name not in required and not allows_null(prop):
+                strict_prop = {"anyOf": [strict_prop, {"type": "null"}]}  # rule 9
+            props[name] = strict_prop
+        node["required"] = list(props)  # rule 10
+        node["additionalProperties"] = False  # rule 11
+    return node

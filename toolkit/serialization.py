@@ -1,0 +1,194 @@
+"""Layer 2, serialization: what pi-ai puts on the wire for a tool, and what each variant forces a model to send.
+
+The model of pi-ai lives in ``toolkit.knowledge`` (``pi_ai_tools``, ``pi_ai_strict``) and is checked
+against the real library's output (``tests/fixtures/pi_ai``, made by ``lab/pi-ai-fixtures``). This
+module compares a captured tool with what pi-ai would have sent, lays out the strict variants side by
+side, and validates call arguments against a schema.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from .knowledge.pi_ai import DEFAULT_VERSION
+from .knowledge.pi_ai_strict import StrictSchemaError, allows_null, make_strict
+from .knowledge.pi_ai_tools import PiAiRefusal, convert_tools
+from .wire.schemas import strict_state
+
+__all__ = ["PiAiRefusal", "StrictSchemaError", "Comparison", "Violation", "compare", "convert_tools", "make_strict",
+           "strict_state", "validate_arguments", "variants"]
+
+
+def _flat(tool: dict) -> dict:
+    """A Chat Completions tool (nested under ``function``) as a flat Responses-shaped one."""
+    if isinstance(tool.get("function"), dict):
+        fn = dict(tool["function"])
+        return {"type": tool.get("type", "function"), **fn}
+    return dict(tool)
+
+
+# ---- compare ------------------------------------------------------------------------------------
+
+@dataclass
+class Comparison:
+    """Which variant of a tool was sent, and every difference from what pi-ai would have sent."""
+
+    strict: str  # the strict state that was sent
+    parameters: str  # "as defined", "pi-ai's strict transform", or "rewritten"
+    expected_strict: str | None  # what pi-ai would have sent (None: pi-ai would not have sent it)
+    differences: pd.DataFrame  # path, kind, expected, sent
+
+    @property
+    def matches(self) -> bool:
+        return self.differences.empty
+
+    def __repr__(self) -> str:
+        head = (f"sent strict={self.strict} with parameters {self.parameters}; pi-ai would send "
+                f"strict={self.expected_strict}")
+        return head + (": identical" if self.matches else f"; {len(self.differences)} differences:\n"
+                       + self.differences.to_string(index=False))
+
+
+def compare(sent_tool: dict, definition: dict, *, api: str, compat: dict | None = None,
+            pi_ai: str = DEFAULT_VERSION) -> Comparison:
+    """Compare a captured tool with what pi-ai would have produced from ``definition`` on that route."""
+    sent = _flat(sent_tool)
+    try:
+        expected = _flat(convert_tools([definition], api=api, compat=compat, pi_ai=pi_ai)[0])
+    except PiAiRefusal as exc:
+        diffs = pd.DataFrame([{"path": "$", "kind": "not sent by pi-ai", "expected": str(exc), "sent": "a tool"}])
+        return Comparison(strict_state(sent), _parameters_form(sent, definition), None, diffs)
+    rows: list[dict] = []
+    _diff(expected, sent, "$", rows)
+    diffs = pd.DataFrame(rows, columns=["path", "kind", "expected", "sent"])
+    return Comparison(strict_state(sent), _parameters_form(sent, definition), strict_state(expected), diffs)
+
+
+def _parameters_form(sent: dict, definition: dict) -> str:
+    params = sent.get("parameters")
+    if params == definition.get("parameters"):
+        return "as defined"
+    try:
+        if params == make_strict(definition.get("parameters")):
+            return "pi-ai's strict transform"
+    except StrictSchemaError:
+        pass
+    return "rewritten"
+
+
+_MISSING = object()
+
+
+def _diff(expected: Any, sent: Any, path: str, rows: list[dict]) -> None:
+    if isinstance(expected, dict) and isinstance(sent, dict):
+        in_properties = path.endswith(".properties")
+        for key in list(expected) + [k for k in sent if k not in expected]:
+            e, s = expected.get(key, _MISSING), sent.get(key, _MISSING)
+            sub = f"{path}.{key}"
+            if in_properties and (e is _MISSING or s is _MISSING or e != s):
+                kind = "property added" if e is _MISSING else "property dropped" if s is _MISSING else "property rewritten"
+                rows.append(_row(sub, kind, e, s))
+            elif e is _MISSING or s is _MISSING:
+                rows.append(_row(sub, _kind(key, e, s), e, s))
+            elif e != s:
+                if key in ("strict", "required", "additionalProperties"):
+                    rows.append(_row(sub, _kind(key, e, s), e, s))
+                else:
+                    _diff(e, s, sub, rows)
+        return
+    if expected != sent:
+        rows.append(_row(path, "value changed", expected, sent))
+
+
+def _kind(key: str, e: Any, s: Any) -> str:
+    if key == "strict":
+        return "strict added" if e is _MISSING else "strict removed" if s is _MISSING else "strict changed"
+    if key == "required":
+        return "required changed"
+    if key == "additionalProperties":
+        return ("additionalProperties injected" if e is _MISSING else "additionalProperties removed"
+                if s is _MISSING else "additionalProperties changed")
+    return "key added" if e is _MISSING else "key removed" if s is _MISSING else "value changed"
+
+
+def _row(path: str, kind: str, e: Any, s: Any) -> dict:
+    show = lambda v: None if v is _MISSING else json.dumps(v, ensure_ascii=False)  # noqa: E731
+    return {"path": path, "kind": kind, "expected": show(e), "sent": show(s)}
+
+
+# ---- variants -----------------------------------------------------------------------------------
+
+VARIANT_COLUMNS = ["variant", "strict", "read_as", "required", "optional", "nullable", "additional_properties",
+                   "must_send", "schema"]
+
+
+def variants(definition: dict) -> pd.DataFrame:
+    """One row per way the tool can reach a model, with what the model is then forced to send."""
+    params = definition.get("parameters") or {}
+    props = list((params.get("properties") or {}).keys())
+    required = [r for r in params.get("required") or [] if r in props]
+    optional = [p for p in props if p not in required]
+    ap = params.get("additionalProperties", "absent")
+    ap = {True: "true", False: "false"}.get(ap, ap if ap == "absent" else "schema")
+    loose = {"required": tuple(required), "optional": tuple(optional), "nullable": (), "additional_properties": ap}
+    leave_out = f"{', '.join(required) or 'nothing'}; the other {len(optional)} may be left out" if optional else ", ".join(required)
+    rows = [
+        {"variant": "absent, pass-through gateway", "strict": "absent", "read_as": "non-strict", **loose,
+         "must_send": leave_out, "schema": params},
+        {"variant": "absent, gateway reads absence as strict", "strict": "absent",
+         "read_as": "strict by normalisation (OpenAI Responses)", "required": tuple(props), "optional": (),
+         "nullable": tuple(p for p in props if allows_null((params.get("properties") or {})[p])),
+         "additional_properties": "false",
+         "must_send": (f"every field; {', '.join(optional)} cannot be left out, and only the already-nullable may be "
+                       f"null, so the model invents values (e.g. an empty string)") if optional else "every field",
+         "schema": {**params, "required": list(props), "additionalProperties": False}},
+        {"variant": "false", "strict": "false", "read_as": "non-strict", **loose, "must_send": leave_out, "schema": params},
+        {"variant": "null (Codex)", "strict": "null", "read_as": "left to the gateway (pass-through: non-strict)", **loose,
+         "must_send": leave_out, "schema": params},
+    ]
+    try:
+        strict = make_strict(params)
+        sprops = strict.get("properties") or {}
+        nullable = tuple(p for p in optional if p in sprops and allows_null(sprops[p]))
+        rows.append({"variant": "true, pi-ai's strict transform", "strict": "true", "read_as": "strict",
+                     "required": tuple(strict.get("required", ())), "optional": (), "nullable": nullable,
+                     "additional_properties": "false",
+                     "must_send": (f"every field; {', '.join(nullable)} must be present and may be null" if nullable
+                                   else "every field"), "schema": strict})
+    except StrictSchemaError as exc:
+        rows.append({"variant": "true, pi-ai's strict transform", "strict": "true", "read_as": "not possible",
+                     "required": (), "optional": (), "nullable": (), "additional_properties": None,
+                     "must_send": f"pi-ai cannot make this schema strict: {exc} (at {exc.path})", "schema": None})
+    return pd.DataFrame(rows, columns=VARIANT_COLUMNS)
+
+
+# ---- validate -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Violation:
+    path: str  # JSON path of the offending value, "$" for the object itself
+    message: str  # jsonschema's message
+    keyword: str  # the schema keyword that failed (type, enum, required, additionalProperties, ...)
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+def validate_arguments(arguments: dict | str, schema: dict) -> list[Violation]:
+    """Violations of ``schema`` (JSON Schema Draft 2020-12) by the call's arguments, in path order."""
+    from jsonschema import Draft202012Validator
+
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except json.JSONDecodeError as exc:
+            return [Violation("$", f"arguments are not JSON: {exc.msg} at char {exc.pos}", "json")]
+    errors = Draft202012Validator(schema).iter_errors(arguments)
+    out = []
+    for e in errors:
+        path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in e.absolute_path)
+        out.append(Violation(path, e.message, str(e.validator)))
+    return sorted(out, key=lambda v: (v.path, v.keyword, v.message))

@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lab bench captures lock clean
+.PHONY: demo test lab bench captures fixtures lock clean
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,11 @@ bench: $(STAMP)
 MITM_VENV := lab/.venv-mitm
 captures: $(STAMP) $(MITM_VENV)/.installed lab/client/node_modules/.installed
 	$(BIN)/python lab/run.py
+
+# Re-record what the real pi-ai does with tool definitions (tests/fixtures/pi_ai); not part of `make test`.
+fixtures: lab/client/node_modules/.installed
+	node lab/pi-ai-fixtures/generate.mjs --out tests/fixtures/pi_ai
+	node lab/pi-ai-fixtures/check.mjs --dir tests/fixtures/pi_ai
 
 $(MITM_VENV)/.installed: lab/requirements-mitm.txt
 	$(PYTHON) -m venv $(MITM_VENV)

@@ -29,8 +29,10 @@ class StrictSchemaError(ValueError):
 
 def make_strict(schema: Any) -> dict:
     """``makeStrictJsonSchema``: a deep copy made strict; the input is never changed."""
+    if not isinstance(schema, dict):  # checked before rule 1: a boolean root gets the root message
+        raise StrictSchemaError("root schema must have type object", rule=0, path="$")
     out = _node(copy.deepcopy(schema), "$")
-    if not isinstance(out, dict) or out.get("type") != "object":
+    if out.get("type") != "object":
         raise StrictSchemaError("root schema must have type object", rule=0, path="$")
     return out
 
@@ -85,9 +87,11 @@ def _node(node: Any, path: str) -> Any:
             node["required"] = []
             node["additionalProperties"] = False
             return node
+        if not isinstance(props, dict):
+            raise StrictSchemaError("object properties must be a schema map", rule=8, path=f"{path}.properties")
         required = node.get("required", [])
-        if not isinstance(props, dict) or not isinstance(required, list) or not all(isinstance(r, str) for r in required):
-            raise StrictSchemaError("required contains an unknown property", rule=8, path=path)
+        if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+            raise StrictSchemaError("object required must be a string array", rule=8, path=f"{path}.required")
         if any(r not in props for r in required):
             raise StrictSchemaError("required contains an unknown property", rule=8, path=f"{path}.required")
         for name, prop in list(props.items()):

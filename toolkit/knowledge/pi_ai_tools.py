@@ -48,43 +48,80 @@ def resolve_strict(tool: dict, supported: bool) -> tuple[bool | None, dict | Non
         return None, None
 
 
-def convert_tools(tools: list[dict], *, api: str, compat: dict | None = None, pi_ai: str = DEFAULT_VERSION) -> list[dict]:
-    """The tools array pi-ai sends for ``api`` (see module docstring). Raises ``PiAiRefusal`` with pi-ai's
-    text where pi-ai refuses before sending."""
-    if api not in APIS:
-        raise ValueError(f"unknown api {api!r}; choose one of {', '.join(APIS)}")
-    if pi_ai == "0.73.1":
-        return [_convert_0_73(t, api, compat) for t in tools]
-    if pi_ai != DEFAULT_VERSION:
-        raise ValueError(f"pi-ai {pi_ai!r} is not modelled; choose 1.6.0 or 0.73.1")
-    supported = supports_strict_mode(api, compat)
-    default_strict: bool | None = None if api == "openai-codex-responses" else False
+def convert_responses_tools(tools: list[dict], options: dict | None = None, *, version: str = DEFAULT_VERSION) -> list[dict]:
+    """``convertResponsesTools`` called directly. A key missing from ``options`` is JavaScript's
+    ``undefined``; the local defaults apply only then (``strict`` → ``false``, ``supportsStrictMode``
+    → ``true``), and no provider ever leaves ``supportsStrictMode`` undefined."""
+    opts = options or {}
+    if version == "0.73.1":  # no transform, no constrainedSampling: `strict ?? false`, null kept
+        strict = opts.get("strict", False) if "strict" in opts else False
+        return [{"type": "function", "name": t.get("name"), "description": t.get("description"),
+                 "parameters": t.get("parameters"), "strict": strict} for t in tools]
+    default_strict = opts["strict"] if "strict" in opts else False
+    supported = True if opts.get("supportsStrictMode") is None else bool(opts["supportsStrictMode"])
+    grammar = bool(opts.get("supportsOpenAIGrammarTools"))
     out = []
     for tool in tools:
+        cs = tool.get("constrainedSampling")
+        if grammar and isinstance(cs, dict) and cs.get("type") == "grammar":
+            out.append(_grammar_tool(tool, cs, bool(opts.get("toolSearchResult"))))
+            continue
         strict, transformed = resolve_strict(tool, supported)
-        strict = default_strict if strict is None else strict
-        parameters = transformed if strict is True else tool.get("parameters")
-        if api == "openai-completions":
-            fn: dict[str, Any] = {"name": tool.get("name"), "description": tool.get("description"), "parameters": parameters}
-            if supported:
-                fn["strict"] = False if strict is None else strict
-            out.append({"type": "function", "function": fn})
-        else:
-            entry: dict[str, Any] = {"type": "function", "name": tool.get("name"), "description": tool.get("description"),
-                                     "parameters": parameters}
-            if supported:
-                entry["strict"] = strict
-            out.append(entry)
+        if strict is None:
+            strict = default_strict
+            if strict is True:  # a direct `strict: true` transforms too, and may throw uncaught
+                transformed = make_strict(tool.get("parameters"))
+        entry: dict[str, Any] = {"type": "function", "name": tool.get("name"), "description": tool.get("description"),
+                                 "parameters": transformed if strict is True else tool.get("parameters")}
+        if opts.get("toolSearchResult"):
+            entry["defer_loading"] = True
+        if supported:
+            entry["strict"] = strict
+        out.append(entry)
     return out
 
 
-def _convert_0_73(tool: dict, api: str, compat: dict | None) -> dict:
-    """0.73.1: no transform, no constrainedSampling; Responses always ``false``, Codex ``null``, and
-    completions ``false`` unless compat says ``supportsStrictMode: false`` (pi-ai.md §10)."""
+def _grammar_tool(tool: dict, cs: dict, deferred: bool) -> dict:
+    variants = cs.get("variants") or {}
+    syntax, definition = ("lark", variants["openai_lark"]) if "openai_lark" in variants else ("regex", variants.get("openai_regex"))
+    entry = {"type": "custom", "name": tool.get("name"), "description": tool.get("description"),
+             "format": {"type": "grammar", "syntax": syntax, "definition": definition}}
+    if deferred:
+        entry["defer_loading"] = True
+    return entry
+
+
+def convert_tools(tools: list[dict], *, api: str, compat: dict | None = None, pi_ai: str = DEFAULT_VERSION) -> list[dict]:
+    """The tools array pi-ai's provider for ``api`` sends (the module docstring says how it is decided).
+    Raises ``PiAiRefusal`` with pi-ai's text where pi-ai refuses before sending."""
+    if api not in APIS:
+        raise ValueError(f"unknown api {api!r}; choose one of {', '.join(APIS)}")
+    if pi_ai not in ("1.6.0", "0.73.1"):
+        raise ValueError(f"pi-ai {pi_ai!r} is not modelled; choose 1.6.0 or 0.73.1")
     if api == "openai-completions":
-        fn: dict[str, Any] = {"name": tool.get("name"), "description": tool.get("description"), "parameters": tool.get("parameters")}
+        return [_completions_tool(t, compat, pi_ai) for t in tools]
+    if pi_ai == "0.73.1":
+        options = {"strict": None} if api == "openai-codex-responses" else {}
+        return convert_responses_tools(tools, options, version=pi_ai)
+    options: dict[str, Any] = {"supportsStrictMode": supports_strict_mode(api, compat)}
+    if api == "openai-codex-responses":
+        options["strict"] = None
+    return convert_responses_tools(tools, options)
+
+
+def _completions_tool(tool: dict, compat: dict | None, version: str) -> dict:
+    """completions' ``convertTools``: nested under ``function``; ``strict`` only when strict mode is
+    supported (1.6.0), or unless compat says ``false`` (0.73.1)."""
+    fn: dict[str, Any] = {"name": tool.get("name"), "description": tool.get("description"),
+                          "parameters": tool.get("parameters")}
+    if version == "0.73.1":
         if (compat or {}).get("supportsStrictMode") is not False:
             fn["strict"] = False
         return {"type": "function", "function": fn}
-    return {"type": "function", "name": tool.get("name"), "description": tool.get("description"),
-            "parameters": tool.get("parameters"), "strict": None if api == "openai-codex-responses" else False}
+    supported = supports_strict_mode("openai-completions", compat)
+    strict, transformed = resolve_strict(tool, supported)
+    if strict is True:
+        fn["parameters"] = transformed
+    if supported:
+        fn["strict"] = bool(strict)
+    return {"type": "function", "function": fn}

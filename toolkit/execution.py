@@ -1,0 +1,278 @@
+"""Layer 4, execution: DSH's runtime decision for each tool call, replayed from the evidence, with what-ifs.
+
+``check_call`` follows DSH's order of checks (``toolkit.knowledge.dsh_runtime`` holds the texts);
+``replay`` runs every captured call through it under the mode the evidence says the call ran in and
+shows, next to each verdict, the tool result DSH really returned where the capture holds one.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from .capture import Capture
+from .knowledge import dsh_runtime as rt
+from .knowledge.dsh_tools import schema_for
+
+DEFAULT_DSH = "0.1.1-rc.2"
+TOOLS = rt.SHELL_TOOLS + rt.FS_TOOLS
+APPROVALS = ("allowed-once", "rejected", "cancelled", "unavailable")
+# stage id -> name, in DSH's order (dsh.md §5)
+STAGES = {"1": "schema", "2": "tool-args", "3a": "escalation-pairing", "3b": "escalation-pairing",
+          "3c": "justification", "4": "composition", "5": "widening", "6": "approval-service",
+          "7": "approval-agent", "8": "approval"}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """DSH's decision on one call: ``message`` is DSH's exact text (the tool result is ``Error: <message>``)."""
+
+    ok: bool
+    stage: str | None  # "1", "2", "3a" ... "8" (dsh.md §5), or None when the call runs
+    message: str | None
+    effective_mode: str | None  # the mode the call runs under (a one-shot grant, or the current mode)
+
+    @property
+    def stage_name(self) -> str | None:
+        return STAGES.get(self.stage) if self.stage else None
+
+    @property
+    def result_text(self) -> str | None:
+        return None if self.ok else rt.tool_result_text(self.message)
+
+
+def _json_type(value: Any, expected: str) -> bool:
+    if expected == "string":
+        return isinstance(value, str)
+    if expected == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if expected == "integer":
+        return isinstance(value, int) and not isinstance(value, bool) or (isinstance(value, float) and value.is_integer())
+    if expected == "boolean":
+        return isinstance(value, bool)
+    if expected == "array":
+        return isinstance(value, list)
+    if expected == "object":
+        return isinstance(value, dict)
+    if expected == "null":
+        return value is None
+    return True
+
+
+def schema_violations(arguments: dict, schema: dict) -> list[str]:
+    """Stage 1: only advertised keys are checked; unknown keys pass (``json-schema.ts``)."""
+    props = schema.get("properties") or {}
+    out = []
+    for name in schema.get("required") or []:
+        if name not in arguments:
+            out.append(rt.missing_required(name))
+    for name, prop in props.items():
+        if name not in arguments or not isinstance(prop, dict):
+            continue
+        value = arguments[name]
+        expected = prop.get("type")
+        if isinstance(expected, str) and not _json_type(value, expected):
+            out.append(rt.must_be_type(name, expected))
+        elif isinstance(prop.get("enum"), list) and value not in prop["enum"]:
+            out.append(rt.must_be_one_of(name, prop["enum"]))
+    return out
+
+
+def check_call(tool: str, arguments: dict | str, *, mode: str | None, dsh: str = DEFAULT_DSH,
+               approval: str = "allowed-once", schema: dict | None = None, confined: bool = True,
+               approval_service: bool = True, agent: bool = True) -> Verdict:
+    """DSH's decision for one ``bash``/``pwsh``/``write``/``edit`` call in sandbox ``mode``.
+
+    ``schema`` is the advertised schema (default: DSH's, with the escalation fields); ``approval`` is
+    what the user answers if DSH asks (``allowed-once``, ``rejected``, ``cancelled``, ``unavailable``;
+    a session whose approval policy is ``never`` answers ``rejected``).
+    """
+    if tool not in TOOLS:
+        raise ValueError(f"check_call models {', '.join(TOOLS)}, not {tool!r}")
+    if approval not in APPROVALS:
+        raise ValueError(f"approval must be one of {', '.join(APPROVALS)}")
+    if isinstance(arguments, str):
+        arguments = json.loads(arguments)
+    if not isinstance(arguments, dict):
+        raise ValueError("arguments must be a JSON object")
+    schema = schema_for(tool) if schema is None else schema
+    violations = schema_violations(arguments, schema)
+    if violations:
+        return Verdict(False, "1", rt.invalid_arguments(violations), mode)
+    if tool in rt.SHELL_TOOLS:
+        failure = _shell_args(arguments)
+        if failure:
+            return Verdict(False, "2", failure, mode)
+    has_perm, has_just = "sandbox_permissions" in arguments, "justification" in arguments
+    if has_perm and not has_just:
+        return Verdict(False, "3a", rt.NEEDS_JUSTIFICATION, mode)
+    if has_just and not has_perm:
+        return Verdict(False, "3b", rt.LONE_JUSTIFICATION, mode)
+    if not has_perm:
+        return Verdict(True, None, None, mode)
+    if not str(arguments["justification"]).strip():
+        return Verdict(False, "3c", rt.EMPTY_JUSTIFICATION, mode)
+    if not confined:
+        return Verdict(False, "4", rt.NO_FS_SANDBOX if tool in rt.FS_TOOLS else rt.NO_SHELL_SANDBOX, mode)
+    target = arguments["sandbox_permissions"]
+    if not rt.strictly_wider(target, mode):
+        if target == mode and rt.accepts_same_mode(dsh):
+            return Verdict(True, None, None, mode)  # 0.1.6-alpha.2: the current mode, without approval
+        return Verdict(False, "5", rt.not_strictly_wider(target, mode), mode)
+    if not approval_service:
+        return Verdict(False, "6", rt.no_approval_service(target), mode)
+    if not agent:
+        return Verdict(False, "7", rt.no_agent(target), mode)
+    if approval == "allowed-once":
+        return Verdict(True, None, None, target)
+    message = {"rejected": rt.rejected(target, tool), "cancelled": rt.cancelled(target),
+               "unavailable": rt.no_channel(target)}[approval]
+    return Verdict(False, "8", message, mode)
+
+
+def _shell_args(args: dict) -> str | None:
+    """Stage 2, ``validateBashArgs``: command and description non-empty after trim, timeoutMs positive."""
+    if not isinstance(args.get("command"), str) or not args["command"].strip():
+        return rt.INVALID_COMMAND
+    if not isinstance(args.get("description"), str) or not args["description"].strip():
+        return rt.INVALID_DESCRIPTION
+    if "timeoutMs" in args:
+        t = args["timeoutMs"]
+        if not (isinstance(t, (int, float)) and not isinstance(t, bool) and math.isfinite(t) and t > 0):
+            return rt.invalid_timeout(t)
+    return None
+
+
+# ---- replay ----------------------------------------------------------------------------------------
+
+REPLAY_COLUMNS = ["source", "exchange_id", "call_id", "tool", "arguments", "effective_mode", "mode_source", "approval",
+                  "ok", "stage", "message", "recorded_result", "recorded_is_error", "agrees", "note"]
+
+
+def replay(capture: Capture, *, mode: str | None = None, dsh: str = DEFAULT_DSH, approval: str = "allowed-once",
+           settings=None) -> pd.DataFrame:
+    """One row per tool call: DSH's verdict under the call's effective mode, beside DSH's real result.
+
+    The mode comes from a DSH session's ``sandbox/mode`` events (``permission/preset`` pins one), and
+    the approval outcome from its ``approval/policy`` (``never`` answers ``rejected``) and
+    ``approval/decided`` events; for an HTTP capture, give ``mode`` (and ``approval``) yourself.
+    ``agrees`` is False where the model of DSH and the recorded result differ: shown, never hidden.
+    With ``settings`` (``toolkit.config.Settings``), ``read_image`` calls are judged too, from the
+    model's declared input.
+    """
+    rows = []
+    recorded = _recorded_results(capture)
+    contexts = _session_contexts(capture)
+    for call in capture.calls.itertuples(index=False):
+        source = _source_of(capture, call.exchange_id)
+        ctx = contexts.get((source, call.call_id))
+        eff_mode, mode_source, appr = ((ctx["mode"], ctx["mode_source"], ctx["approval"] or approval) if ctx else
+                                       (mode, "given" if mode else "unknown", approval))
+        rec_text, rec_error = recorded.get(call.call_id, (None, None))
+        row = {"source": source, "exchange_id": call.exchange_id, "call_id": call.call_id, "tool": call.name,
+               "arguments": call.arguments, "effective_mode": eff_mode, "mode_source": mode_source, "approval": appr,
+               "ok": None, "stage": None, "message": None, "recorded_result": rec_text,
+               "recorded_is_error": rec_error, "agrees": None, "note": None}
+        if call.name == "read_image" and settings is not None and isinstance(call.arguments, dict):
+            v = _read_image(capture, call, settings)
+            if v is not None:
+                row.update(ok=v.ok, stage=v.stage, message=v.message)
+                if rec_text is not None:
+                    row["agrees"] = (rec_text == v.result_text) if not v.ok else not rec_text.startswith("Error:")
+            else:
+                row["note"] = "the model's route is not in the settings"
+        elif call.name not in TOOLS:
+            row["note"] = "not modelled (the validator covers bash, pwsh, write and edit; read_image with settings=)"
+        elif not isinstance(call.arguments, dict):
+            row["note"] = f"arguments could not be parsed: {call.parse_error}"
+        elif eff_mode is None:
+            row["note"] = "the sandbox mode is unknown: pass mode= for an HTTP capture"
+        else:
+            v = check_call(call.name, call.arguments, mode=eff_mode, dsh=dsh, approval=appr,
+                           schema=_advertised(capture, call.exchange_id, call.name))
+            row.update(ok=v.ok, stage=v.stage, message=v.message, effective_mode=v.effective_mode if v.ok else eff_mode)
+            if rec_text is not None:
+                row["agrees"] = (rec_text == v.result_text) if not v.ok else not (rec_error or rec_text.startswith("Error:"))
+                if not row["agrees"]:
+                    row["note"] = "DSH's recorded result differs from the model of DSH (version or model wrong?)"
+        rows.append(row)
+    df = pd.DataFrame(rows, columns=REPLAY_COLUMNS)
+    df["ok"] = df["ok"].astype("boolean")
+    df["agrees"] = df["agrees"].astype("boolean")
+    df["recorded_is_error"] = df["recorded_is_error"].astype("boolean")
+    return df
+
+
+def _read_image(capture: Capture, call, settings) -> Verdict | None:
+    """``read_image`` refuses when the current model does not declare image input (dsh.md §7)."""
+    from .knowledge import dsh_images
+
+    ex = capture.exchanges.loc[capture.exchanges["exchange_id"] == call.exchange_id].iloc[0]
+    rows = settings.models[settings.models["id"] == ex["model"]]
+    if isinstance(ex["provider"], str):
+        rows = rows[rows["route"] == ex["provider"]]
+    if len(rows) != 1:
+        return None
+    if "image" in rows.iloc[0]["input"]:
+        return Verdict(True, None, None, None)
+    path = call.arguments.get("file_path", "")
+    return Verdict(False, "image-gate", dsh_images.read_image_refusal(path, ex["model"]), None)
+
+
+def _source_of(capture: Capture, exchange_id: str) -> str | None:
+    hit = capture.exchanges.loc[capture.exchanges["exchange_id"] == exchange_id, "source"]
+    return str(hit.iloc[0]) if len(hit) else None
+
+
+def _advertised(capture: Capture, exchange_id: str, name: str) -> dict | None:
+    tools = capture.tools[(capture.tools["exchange_id"] == exchange_id) & (capture.tools["name"] == name)]
+    if tools.empty:
+        return None
+    hit = capture.tool_schemas.loc[capture.tool_schemas["schema_hash"] == tools.iloc[0]["schema_hash"], "schema"]
+    return hit.iloc[0] if len(hit) and isinstance(hit.iloc[0], dict) else None
+
+
+def _recorded_results(capture: Capture) -> dict[str, tuple[str, bool | None]]:
+    """call id → (result text, is_error): DSH's tool results, else the output sent back in a later request."""
+    out: dict[str, tuple[str, bool | None]] = {}
+    outputs = capture.inputs[capture.inputs["item_type"] == "function_call_output"]
+    for row in outputs.itertuples(index=False):
+        if isinstance(row.call_id, str) and row.call_id not in out and isinstance(row.text, str):
+            out[row.call_id] = (row.text, None)
+    for row in capture.tool_results.itertuples(index=False):
+        if isinstance(row.call_id, str):
+            out[row.call_id] = (row.text, None if pd.isna(row.is_error) else bool(row.is_error))
+    return out
+
+
+def _session_contexts(capture: Capture) -> dict[tuple, dict]:
+    """(source, call id) → the mode and approval in force when DSH ran that call, from session events."""
+    out: dict[tuple, dict] = {}
+    ev = capture.events
+    if ev.empty:
+        return out
+    for source, group in ev.groupby("source", observed=True, sort=False):
+        mode = mode_source = policy = None
+        asked: dict[str, str] = {}  # approval id -> call id
+        decided: dict[str, str] = {}  # call id -> outcome
+        for row in group.itertuples(index=False):
+            p = row.payload if isinstance(row.payload, dict) else {}
+            if row.type == "approval/asked" and p.get("callId"):
+                asked[p.get("id")] = p["callId"]
+            elif row.type == "approval/decided" and p.get("id") in asked:
+                decided[asked[p["id"]]] = p.get("outcome")
+        for row in group.itertuples(index=False):
+            p = row.payload if isinstance(row.payload, dict) else {}
+            if row.type == "sandbox/mode":
+                mode, mode_source = p.get("mode"), f"sandbox/mode ({p.get('source') or 'event'}, {row.location})"
+            elif row.type == "approval/policy":
+                policy = p.get("policy")
+            elif row.type == "tool/call" and p.get("callId"):
+                outcome = decided.get(p["callId"]) or ("rejected" if policy == "never" else None)
+                out[(str(source), p["callId"])] = {
+                    "mode": mode, "approval": outcome,
+                    "mode_source": mode_source or "no sandbox/mode event: pass mode="}
+    return out

@@ -72,6 +72,20 @@ CASES = [
      'sandbox escalation to "danger-full-access" requires approval, but no approval channel is available', "read-only"),
     ("edit needs its strings", "edit", {"file_path": "a"}, "read-only", RC, "allowed-once", "1",
      'invalid arguments: missing required property "old_string"; missing required property "new_string"', "read-only"),
+    ("write needs a file path", "write", {"file_path": " ", "content": "x"}, "read-only", RC, "allowed-once", "2",
+     "file_path must be a non-empty string", "read-only"),
+    ("edit old_string is not trimmed", "edit", {"file_path": "a", "old_string": " ", "new_string": " "}, "read-only", RC,
+     "allowed-once", "2", "old_string and new_string must differ", "read-only"),
+    ("edit empty old_string", "edit", {"file_path": "a", "old_string": "", "new_string": "x"}, "read-only", RC,
+     "allowed-once", "2", "old_string must be a non-empty string", "read-only"),
+    ("missing first, then types in declaration order", "bash", {"timeoutMs": "5", "sandbox_permissions": 1}, "read-only",
+     RC, "allowed-once", "1", 'invalid arguments: missing required property "command"; missing required property '
+     '"description"; "timeoutMs" must be a number; "sandbox_permissions" must be a string', "read-only"),
+    ("negative zero timeout", "bash", {**OK, "timeoutMs": -0.0}, "read-only", RC, "allowed-once", "1",
+     'invalid arguments: "timeoutMs" must be a finite JSON number', "read-only"),
+    ("rejected, 0.1.7 wording", "bash", ESC, "workspace-write", "0.1.7-rc.2", "rejected", "8",
+     'the user rejected escalating this command to "danger-full-access"; it stays denied, so stop and explain instead '
+     "of working around it", "workspace-write"),
     ("replace_all must be boolean", "edit", {"file_path": "a", "old_string": "b", "new_string": "c", "replace_all": "yes"},
      "read-only", RC, "allowed-once", "1", 'invalid arguments: "replace_all" must be a boolean', "read-only"),
 ]

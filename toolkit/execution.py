@@ -62,23 +62,40 @@ def _json_type(value: Any, expected: str) -> bool:
     return True
 
 
-def schema_violations(arguments: dict, schema: dict) -> list[str]:
-    """Stage 1: only advertised keys are checked; unknown keys pass (``json-schema.ts``)."""
+def schema_violations(arguments: dict, schema: dict, path: str = "") -> list[str]:
+    """Stage 1 (``json-schema.ts``): missing required properties first, in ``required`` order, then at
+    most one violation per present property in declaration order (type, then enum, then const; objects
+    recurse); keys the schema does not declare pass unless ``additionalProperties`` is false."""
     props = schema.get("properties") or {}
-    out = []
-    for name in schema.get("required") or []:
-        if name not in arguments:
-            out.append(rt.missing_required(name))
+    out = [rt.missing_required(_join(path, name)) for name in schema.get("required") or [] if name not in arguments]
     for name, prop in props.items():
-        if name not in arguments or not isinstance(prop, dict):
-            continue
-        value = arguments[name]
-        expected = prop.get("type")
-        if isinstance(expected, str) and not _json_type(value, expected):
-            out.append(rt.must_be_type(name, expected))
-        elif isinstance(prop.get("enum"), list) and value not in prop["enum"]:
-            out.append(rt.must_be_one_of(name, prop["enum"]))
+        if name in arguments and isinstance(prop, dict):
+            out += _value_violations(arguments[name], prop, _join(path, name))
+    if schema.get("additionalProperties") is False:
+        out += [f'"{_join(path, k)}" is not a declared property (additionalProperties: false)' for k in arguments if k not in props]
     return out
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _value_violations(value: Any, prop: dict, path: str) -> list[str]:
+    expected = prop.get("type")
+    if isinstance(expected, str):
+        if not _json_type(value, expected):
+            return [rt.must_be_type(path, expected)]
+        if expected == "number" and (not math.isfinite(value) or (value == 0 and math.copysign(1, value) < 0)):
+            return [rt.must_be_finite(path)]
+    if isinstance(prop.get("enum"), list) and value not in prop["enum"]:
+        return [rt.must_be_one_of(path, prop["enum"])]
+    if "const" in prop and value != prop["const"]:
+        return [rt.must_be_const(path, prop["const"])]
+    if expected == "object" and isinstance(value, dict):
+        return schema_violations(value, prop, path)
+    if expected == "array" and isinstance(value, list) and isinstance(prop.get("items"), dict):
+        return [v for i, item in enumerate(value) for v in _value_violations(item, prop["items"], f"{path}[{i}]")]
+    return []
 
 
 def check_call(tool: str, arguments: dict | str, *, mode: str | None, dsh: str = DEFAULT_DSH,
@@ -102,10 +119,9 @@ def check_call(tool: str, arguments: dict | str, *, mode: str | None, dsh: str =
     violations = schema_violations(arguments, schema)
     if violations:
         return Verdict(False, "1", rt.invalid_arguments(violations), mode)
-    if tool in rt.SHELL_TOOLS:
-        failure = _shell_args(arguments)
-        if failure:
-            return Verdict(False, "2", failure, mode)
+    failure = _shell_args(arguments) if tool in rt.SHELL_TOOLS else _fs_args(tool, arguments)
+    if failure:
+        return Verdict(False, "2", failure, mode)
     has_perm, has_just = "sandbox_permissions" in arguments, "justification" in arguments
     if has_perm and not has_just:
         return Verdict(False, "3a", rt.NEEDS_JUSTIFICATION, mode)
@@ -128,9 +144,21 @@ def check_call(tool: str, arguments: dict | str, *, mode: str | None, dsh: str =
         return Verdict(False, "7", rt.no_agent(target), mode)
     if approval == "allowed-once":
         return Verdict(True, None, None, target)
-    message = {"rejected": rt.rejected(target, tool), "cancelled": rt.cancelled(target),
+    message = {"rejected": rt.rejected(target, tool, dsh), "cancelled": rt.cancelled(target),
                "unavailable": rt.no_channel(target)}[approval]
     return Verdict(False, "8", message, mode)
+
+
+def _fs_args(tool: str, args: dict) -> str | None:
+    """Stage 2 for write/edit (``parseWriteArgs`` / ``parseEditArgs``): old_string is not trimmed."""
+    if not args["file_path"].strip():
+        return rt.EMPTY_FILE_PATH
+    if tool == "edit":
+        if not args["old_string"]:
+            return rt.EMPTY_OLD_STRING
+        if args["old_string"] == args["new_string"]:
+            return rt.SAME_STRINGS
+    return None
 
 
 def _shell_args(args: dict) -> str | None:

@@ -1,9 +1,13 @@
 """DSH's runtime validation of tool calls: the mode ladder and the exact texts (dsh.md §5, §6, §8).
 
-Sources: ``deepseek-ai/deepseek-harness`` 0.1.1-rc.2: ``packages/core/tools/src/json-schema.ts`` (stage 1),
-``packages/shell/tool-bash/src/index.ts`` (``validateBashArgs``), ``packages/sandbox/sandbox/src/escalation.ts``
-(``validateEscalationArgs``, ``approveEscalation``), ``packages/sandbox/sandbox/src/index.ts`` (modes);
-``dsh-v0.1.6-alpha.2`` commit 61c548e200 for the same-mode change.
+Read at ``deepseek-ai/deepseek-harness`` b150a551 (``dsh-v0.1.1-rc.2``):
+``packages/core/tools/src/{schema,json-schema}.ts`` (stage 1: ``ToolArgsError``, ``checkValue``),
+``packages/shell/tool-bash/src/index.ts`` and ``tool-pwsh`` (``validateBashArgs``),
+``packages/fs/tool-fs/src/{write,edit,sandbox}.ts`` (``parseWriteArgs``, ``parseEditArgs``, ``resolvePolicy``),
+``packages/sandbox/sandbox/src/escalation.ts`` (``validateEscalationArgs``, ``approveEscalation``),
+``packages/core/tools/src/index.ts`` (``toolErrorResult``). The same-mode change is commit 61c548e200
+(first in ``dsh-v0.1.6-alpha.2``); the longer rejection text was read at 0.1.7-rc.2
+(``zsagi1368/deepseek-harness-zDSH``), and from which release it applies is not confirmed.
 """
 from __future__ import annotations
 
@@ -50,9 +54,20 @@ def must_be_one_of(prop: str, values) -> str:
     return f'"{prop}" must be one of {json.dumps(list(values), separators=(",", ":"))}'
 
 
+_TYPE_PHRASE = {"string": "a string", "number": "a number", "integer": "an integer", "boolean": "a boolean",
+                "array": "an array", "object": "an object", "null": "null"}
+
+
 def must_be_type(prop: str, type_name: str) -> str:
-    article = "an" if type_name[:1] in "aeiou" else "a"
-    return f'"{prop}" must be {article} {type_name}'
+    return f'"{prop}" must be {_TYPE_PHRASE.get(type_name, type_name)}'
+
+
+def must_be_finite(prop: str) -> str:
+    return f'"{prop}" must be a finite JSON number'
+
+
+def must_be_const(prop: str, value) -> str:
+    return f'"{prop}" must be {json.dumps(value, separators=(",", ":"))}'
 
 
 def missing_required(prop: str) -> str:
@@ -71,6 +86,15 @@ INVALID_DESCRIPTION = "invalid description: expected a non-empty string"
 
 def invalid_timeout(value) -> str:
     return f"invalid timeoutMs: expected a positive number, got {json.dumps(value)}"
+
+
+# write / edit (parseWriteArgs, parseEditArgs)
+EMPTY_FILE_PATH = "file_path must be a non-empty string"
+EMPTY_OLD_STRING = "old_string must be a non-empty string"
+SAME_STRINGS = "old_string and new_string must differ"
+BACKGROUND_DISABLED = "run_in_background is disabled for this deployment (enableRunInBackground: false)"
+NO_BACKGROUND_JOBS = "background jobs unavailable: load @deepseek-ai/dsh-jobs and @deepseek-ai/dsh-tool-jobs"
+LONG_REJECTION_FROM = "0.1.7-rc.2"  # the first release the longer rejection text was seen in
 
 
 # ---- stage 3: validateEscalationArgs
@@ -98,9 +122,12 @@ def no_agent(target: str) -> str:
     return f'sandbox escalation to "{target}" requires approval, but the call has no agent to route it through'
 
 
-def rejected(target: str, tool: str) -> str:
+def rejected(target: str, tool: str, version: str = "0.1.1-rc.2") -> str:
     what = "operation" if tool in FS_TOOLS else "command"
-    return f'the user rejected escalating this {what} to "{target}"'
+    text = f'the user rejected escalating this {what} to "{target}"'
+    if version_order(version) >= version_order(LONG_REJECTION_FROM):
+        text += "; it stays denied, so stop and explain instead of working around it"
+    return text
 
 
 def cancelled(target: str) -> str:

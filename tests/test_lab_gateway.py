@@ -29,24 +29,13 @@ _spec = importlib.util.spec_from_file_location("lab_gateway", GATEWAY_PY)
 gateway = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(gateway)
 
+from toolkit.knowledge.dsh_tools import BASH_PARAMETERS  # noqa: E402
+
 CLOCK = "2026-11-30T00:00:00Z"
 CLOCK_EPOCH = 1795996800
 
-# DSH 0.1.1-rc.2 bash schema with a confining executor (reference dsh.md §4); descriptions shortened.
-BASH = {
-    "type": "object",
-    "properties": {
-        "command": {"type": "string", "description": "The bash command to execute."},
-        "description": {"type": "string", "description": "What this command does."},
-        "timeoutMs": {"type": "number", "description": "Timeout in milliseconds."},
-        "workdir": {"type": "string", "description": "Working directory."},
-        "run_in_background": {"type": "boolean", "description": "Run in the background."},
-        "sandbox_permissions": {"type": "string", "description": "The wider sandbox mode.",
-                                "enum": ["workspace-write", "danger-full-access"]},
-        "justification": {"type": "string", "description": "One sentence."},
-    },
-    "required": ["command", "description"],
-}
+# DSH 0.1.1-rc.2 bash schema with a confining executor (the toolkit's copy)
+BASH = BASH_PARAMETERS
 REQUIRED_ARGS = {"command": "ls -la", "description": "List files in the workspace"}
 FILLED_ARGS = {"command": "ls -la", "description": "List files in the workspace", "timeoutMs": 120000,
                "workdir": ".", "run_in_background": False, "sandbox_permissions": "danger-full-access",

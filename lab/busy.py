@@ -55,7 +55,7 @@ def runs(n: int = CONVERSATIONS, seed: int = SEED) -> list[Run]:
                        {"text": no_image_input(model), "isError": True}]
         else:
             results = [{"text": LS_OUTPUT, "isError": False}]
-        out.append(Run(f"busy-{i:03d}", api=api, behaviour="busy", model=model, input=declared, compat=compat,
+        out.append(Run(f"busy-{i:03d}", api=api, behaviour=f"busy/{route}", model=model, input=declared, compat=compat,
                        tool_results=results, max_requests=4, text=rng.choice(PROMPTS),
                        image=declared is not None and rng.random() < 0.4))
     return out

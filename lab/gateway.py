@@ -7,7 +7,8 @@ free port). Tests import ``make_server`` and run it in a thread.
 The first path segment names the **behaviour** (what a real gateway does; table in ``lab/README.md``):
 ``/<behaviour>/v1/responses``, ``/<behaviour>/codex/responses`` (same events; pi-ai's Codex provider
 appends ``/codex/responses`` to its base URL), ``/<behaviour>/v1/chat/completions`` and
-``GET /<behaviour>/v1/models``.
+``GET /<behaviour>/v1/models``. One more segment may name a route, as multi-tenant gateways do:
+``/<behaviour>/<route>/v1/responses`` (logged as ``gateway.route``).
 
 The model id names the **persona**, each standing for a reported model behaviour:
 
@@ -704,8 +705,12 @@ class GatewayHandler(BaseHTTPRequestHandler):
             known = ", ".join(BEHAVIOURS)
             return self._error(ex, 404, "not-found", f"Unknown behaviour {behaviour!r} in {method} {self.path}; "
                                f"known behaviours: {known}.", "invalid_request_error", "unknown_url")
-        api = {"v1/responses": "responses", "codex/responses": "responses",
-               "v1/chat/completions": "chat"}.get(rest.rstrip("/"))
+        apis = {"v1/responses": "responses", "codex/responses": "responses", "v1/chat/completions": "chat"}
+        head, _, tail = rest.partition("/")
+        if rest.rstrip("/") not in apis and tail.rstrip("/") in apis | {"v1/models": None}:
+            ex.gateway["route"] = head  # `/<behaviour>/<route>/v1/...`: a tenant or route prefix, as gateways use
+            rest = tail
+        api = apis.get(rest.rstrip("/"))
         if method == "GET" and rest.rstrip("/") == "v1/models":
             ex.gateway["outcome"] = "ok"
             data = [{"id": m, "object": "model", "created": int(started), "owned_by": "incident-lab"} for m in PERSONAS]

@@ -730,3 +730,10 @@ def test_placeholder_leads_to_read_image_after_refusals():
     assert gateway.decide("gw-coder", after, tools, {"bash": True})["type"] == "text"
     without_placeholder = [dict(user, text="see screenshot"), refused]
     assert gateway.decide("gw-coder", without_placeholder, tools, {"bash": True})["type"] == "text"
+
+
+def test_a_route_segment_after_the_behaviour_is_accepted_and_logged(gw):
+    body = {"model": "gw-coder", "stream": False, "input": "hi", "tools": []}
+    status, _, _ = gw.request("/busy/team-a/v1/responses", body)
+    assert status in (200, 429, 500)
+    assert gw.lines()[-1]["gateway"]["route"] == "team-a"

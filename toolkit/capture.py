@@ -218,7 +218,8 @@ class _Builder:
         xid = ex.exchange_id
         txt = self._txt
         self.rows["exchanges"].append((
-            xid, ex.source, ex.location, ex.started_at, ex.method, txt(ex.url), ex.host, ex.path, ex.api,
+            xid, ex.source, ex.location, ex.started_at, ex.method, txt(ex.url), ex.host, ex.path,
+            endpoint(ex.host, ex.path, ex.provider), ex.api,
             ex.provider, ex.model, ex.stream, ex.status, ex.duration_ms, ex.request_bytes, ex.response_bytes,
             ex.terminal, ex.error_type, ex.error_code, txt(ex.error_message), ex.input_tokens, ex.output_tokens,
             ex.cache_read_tokens, ex.reasoning_tokens, ex.body_fidelity, ex.log_id,
@@ -268,6 +269,24 @@ class _Builder:
 
 
 _MISS = object()
+
+
+_API_SUFFIXES = ("/chat/completions", "/responses", "/completions", "/messages")
+
+
+def endpoint(host: str | None, path: str | None, provider: str | None = None) -> str | None:
+    """Where requests went, without the API suffix: ``127.0.0.1:18788/busy/gateway-fixed/v1``.
+    A DSH session names its provider route instead."""
+    if provider:
+        return provider
+    if not path and not host:
+        return None
+    p = (path or "").split("?", 1)[0].rstrip("/")
+    for suffix in _API_SUFFIXES:
+        if p.endswith(suffix):
+            p = p[: -len(suffix)]
+            break
+    return f"{host or ''}{p}"
 
 
 def _same(x):

@@ -28,6 +28,7 @@ SCHEMAS: dict[str, dict[str, object]] = {
         "url": "string",
         "host": CAT,
         "path": "string",
+        "endpoint": CAT,  # host and path without the API suffix (a DSH session: its provider route)
         "api": fixed(*APIS),
         "provider": CAT,
         "model": CAT,

@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lab bench captures fixtures lock clean
+.PHONY: demo test lab bench captures fixtures notebooks lock clean
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +18,11 @@ demo: $(STAMP)
 
 test: $(STAMP) lab/client/node_modules/.installed
 	node lab/client/selftest.mjs
-	$(BIN)/python -m pytest tests $(wildcard notebooks/*.ipynb) $(if $(wildcard notebooks/*.ipynb),--nbval,)
+	$(BIN)/python -m pytest tests $(wildcard notebooks/*.ipynb) $(if $(wildcard notebooks/*.ipynb),--nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg,)
+
+# Re-execute every notebook from its .py source and store the outputs nbval compares.
+notebooks: $(STAMP)
+	$(BIN)/python notebooks/build.py
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/

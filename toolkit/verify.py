@@ -1,0 +1,179 @@
+"""The four-layer verdict: configuration, serialization, capability and execution, each with evidence.
+
+Each layer gives ``pass``, ``warn``, ``fail`` or ``no evidence``, a one-line summary, the evidence it
+rests on (counts, DSH's exact messages, an example call) and the fix. The layers themselves are in
+``config``, ``serialization``, ``capability`` and ``execution``; this module only puts them side by side.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from . import capability, execution
+from .capture import Capture
+from .config import Settings
+from .knowledge.dsh_tools import SCHEMAS
+
+LAYERS = ("config", "serialization", "capability", "execution")
+VERDICTS = ("pass", "warn", "fail", "no evidence")
+CAPABILITY_FAILURES = ("undeclared-refused-locally", "declared-but-refused-downstream", "config-does-not-match-capture")
+
+
+@dataclass
+class LayerResult:
+    layer: str
+    verdict: str
+    summary: str
+    evidence: list[str] = field(default_factory=list)
+    fix: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Verification:
+    results: list[LayerResult]
+    findings: pd.DataFrame  # the settings findings
+    capability: pd.DataFrame  # capability.check rows
+    replay: pd.DataFrame  # execution.replay rows
+    filled_calls: pd.DataFrame  # calls that sent every optional property (the mark of a strict reading)
+
+    @property
+    def table(self) -> pd.DataFrame:
+        return pd.DataFrame([{"layer": r.layer, "verdict": r.verdict, "summary": r.summary,
+                              "evidence": "\n".join(r.evidence), "fix": "\n".join(r.fix)} for r in self.results])
+
+    @property
+    def ok(self) -> bool:
+        return all(r.verdict in ("pass", "no evidence", "warn") for r in self.results)
+
+    def __repr__(self) -> str:
+        return "\n".join(f"{r.layer:13} {r.verdict:11} {r.summary}" for r in self.results)
+
+
+def verify(settings: Settings | None, capture: Capture | None, *, mode: str | None = None,
+           dsh: str = execution.DEFAULT_DSH) -> Verification:
+    """Run the four layers on a settings file and the captured evidence (HTTP captures and DSH sessions)."""
+    capture = capture if capture is not None else _empty_capture()
+    if mode is None and settings is not None:
+        mode = settings.default_preset.get("sandbox_mode")  # the mode a session starts in
+    findings = settings.findings if settings is not None else pd.DataFrame(columns=["severity", "layer", "message", "fix", "dsh_message"])
+    caps = capability.check(settings, capture)
+    replayed = execution.replay(capture, mode=mode, dsh=dsh, settings=settings)
+    filled = _filled_calls(capture)
+    results = [_config(settings, findings), _serialization(findings, capture, filled),
+               _capability(findings, caps), _execution(replayed, capture, mode, dsh)]
+    return Verification(results, findings, caps, replayed, filled)
+
+
+def _empty_capture() -> Capture:
+    from .capture import load_captures
+
+    return load_captures([])
+
+
+def _from_findings(findings: pd.DataFrame, layer: str) -> tuple[str | None, list[str], list[str]]:
+    rows = findings[findings["layer"] == layer]
+    if rows.empty:
+        return None, [], []
+    worst = "fail" if (rows["severity"] == "error").any() else "warn" if (rows["severity"] == "warning").any() else None
+    evidence = [f"{r.severity} (line {r.line}): {r.message}" + (f" — DSH: {r.dsh_message}" if isinstance(r.dsh_message, str) else "")
+                for r in rows.itertuples()]
+    fixes = [r.fix for r in rows.itertuples() if isinstance(r.fix, str)]
+    return worst, evidence, fixes
+
+
+def _config(settings, findings) -> LayerResult:
+    if settings is None:
+        return LayerResult("config", "no evidence", "no settings file given")
+    worst, evidence, fixes = _from_findings(findings, "config")
+    models = len(settings.models)
+    if worst is None:
+        return LayerResult("config", "pass", f"{len(settings.routes)} routes and {models} models resolve cleanly")
+    return LayerResult("config", worst, f"{len(evidence)} configuration findings", evidence, fixes)
+
+
+def _filled_calls(capture: Capture) -> pd.DataFrame:
+    """Calls that sent every property of the advertised schema, optional ones included: what a model does
+    when the tool reached it as strict (pi-ai's transform, or a gateway's reading of an absent ``strict``)."""
+    rows = []
+    schemas = dict(zip(capture.tool_schemas["schema_hash"], capture.tool_schemas["schema"]))
+    for call in capture.calls.itertuples(index=False):
+        if not isinstance(call.arguments, dict):
+            continue
+        tools = capture.tools[(capture.tools["exchange_id"] == call.exchange_id) & (capture.tools["name"] == call.name)]
+        schema = schemas.get(tools.iloc[0]["schema_hash"]) if len(tools) else SCHEMAS.get(call.name)
+        props = (schema or {}).get("properties") or {}
+        optional = [p for p in props if p not in ((schema or {}).get("required") or [])]
+        if optional and all(p in call.arguments for p in optional):
+            rows.append({"exchange_id": call.exchange_id, "call_id": call.call_id, "tool": call.name,
+                         "strict_state": tools.iloc[0]["strict_state"] if len(tools) else None,
+                         "arguments": call.arguments})
+    return pd.DataFrame(rows, columns=["exchange_id", "call_id", "tool", "strict_state", "arguments"])
+
+
+def _serialization(findings, capture: Capture, filled: pd.DataFrame) -> LayerResult:
+    worst, evidence, fixes = _from_findings(findings, "serialization")
+    states = capture.tools["strict_state"].astype(str).value_counts().to_dict() if len(capture.tools) else {}
+    if states:
+        evidence.append("tools sent: " + ", ".join(f"strict {k} ×{v}" for k, v in sorted(states.items())))
+    if len(filled):
+        example = filled.iloc[0]
+        evidence.append(f"{len(filled)} calls filled every optional field (read as strict), e.g. {example['tool']} "
+                        f"{example['call_id']}: {example['arguments']}")
+        absent = filled[filled["strict_state"].astype(str).isin(["absent", "null"])]
+        if len(absent):
+            return LayerResult("serialization", "fail",
+                               f"`strict` was {'/'.join(sorted(set(absent['strict_state'].astype(str))))} and the model "
+                               "filled every optional field: the gateway read the tools as strict", evidence,
+                               fixes or ["send `strict: false` explicitly (compat.supportsStrictMode: true)"])
+    if worst is None:
+        if not states:
+            return LayerResult("serialization", "no evidence", "no tools in the captures", evidence)
+        return LayerResult("serialization", "pass", "tools went out as configured", evidence)
+    return LayerResult("serialization", worst, "`strict` is left to the gateway on a Responses route", evidence, fixes)
+
+
+def _capability(findings, caps: pd.DataFrame) -> LayerResult:
+    worst, evidence, fixes = _from_findings(findings, "capability")
+    if len(caps):
+        counts = caps["verdict"].astype(str).value_counts().to_dict()
+        evidence.append("requests with images: " + ", ".join(f"{k} ×{v}" for k, v in counts.items()))
+        bad = caps[caps["verdict"].astype(str).isin(CAPABILITY_FAILURES)]
+        for r in bad.drop_duplicates("verdict").itertuples():
+            evidence.append(f"{r.verdict}: {r.evidence}")
+        if len(bad):
+            return LayerResult("capability", "fail", f"{len(bad)} of {len(caps)} image requests did not reach a model "
+                               "that takes them", evidence, fixes or ["declare `input: [text, image]` only where the backend accepts images"])
+        return LayerResult("capability", "pass", f"{len(caps)} image requests, all declared and accepted", evidence)
+    if worst is None:
+        return LayerResult("capability", "no evidence", "no request carried an image", evidence)
+    return LayerResult("capability", worst, "image input is not declared", evidence, fixes)
+
+
+def _execution(replayed: pd.DataFrame, capture: Capture, mode, dsh) -> LayerResult:
+    # read_image refusals are the image gate: the capability layer reports them
+    judged = replayed[replayed["ok"].notna() & replayed["tool"].isin(execution.TOOLS)]
+    if judged.empty:
+        note = "" if mode or capture.events.empty is False else " (pass mode= for HTTP captures)"
+        return LayerResult("execution", "no evidence", "no tool call could be judged" + note)
+    failed = judged[~judged["ok"].astype(bool)]
+    disagree = judged[judged["agrees"].eq(False).fillna(False)]
+    modes = ", ".join(sorted(set(judged["effective_mode"].dropna().astype(str))))
+    evidence = [f"{len(judged)} calls judged under DSH {dsh} in {modes}; {len(failed)} refused"]
+    for msg, n in failed["message"].value_counts().items():
+        evidence.append(f"×{n}: {msg}")
+    if len(disagree):
+        evidence.append(f"{len(disagree)} verdicts differ from DSH's recorded results")
+    if failed.empty:
+        return LayerResult("execution", "pass", f"all {len(judged)} calls run", evidence)
+    from .whatif import whatif
+
+    fixes = []
+    try:
+        wi = whatif(capture, mode=mode, dsh=dsh)
+        for policy, group in wi.groupby("policy", sort=False):
+            avoided = int((group["outcome"] == "avoided").sum())
+            fixes.append(f"{policy}: avoids {avoided} of {len(failed)} refusals")
+    except Exception as exc:  # the verdict stands without the what-ifs
+        fixes.append(f"what-if policies unavailable: {exc}")
+    return LayerResult("execution", "fail", f"DSH refused {len(failed)} of {len(judged)} calls", evidence, fixes)

@@ -404,7 +404,7 @@ def test_errors_frame_columns_and_dtypes():
     assert list(err.columns) == ["source", "exchange_id", "location", "call_id", "kind", "status", "error_code",
                                  "message", "layer", "rule_id", "explanation", "fix"]
     assert list(err["layer"].cat.categories) == [*triage.LAYERS, "unknown"]
-    assert list(err["kind"].cat.categories) == ["http", "stream", "tool-result", "problem"]
+    assert list(err["kind"].cat.categories) == ["http", "stream", "tool-result", "tool-output", "problem"]
     assert str(err["status"].dtype) == "Int64" and str(err["message"].dtype) == "string"
 
 
@@ -433,10 +433,17 @@ def test_errors_image_refused(path):
 
 
 def test_errors_busy_day_every_error_classified():
-    cap, err = _errors("busy-day/gateway.jsonl")
+    cap, everything = _errors("busy-day/gateway.jsonl")
     ex = cap.exchanges
     terminal = ex["terminal"].astype(str)
-    assert (err["layer"] != "unknown").all() and (err["rule_id"] != "unknown").all()
+    assert (everything["layer"] != "unknown").all() and (everything["rule_id"] != "unknown").all()
+    # DSH's refusals reach a gateway log only as outputs sent back in later requests: one row per call
+    outputs = everything[everything["kind"] == "tool-output"]
+    sent_back = cap.inputs[(cap.inputs["item_type"] == "function_call_output") & cap.inputs["text"].str.startswith("Error: ")]
+    assert len(outputs) == sent_back["call_id"].nunique() and outputs["call_id"].is_unique
+    assert set(outputs["layer"]) == {"runtime-policy"}
+    assert set(outputs["rule_id"]) == {"dsh-invalid-justification", "dsh-escalation-same-mode"}
+    err = everything[everything["kind"].isin(["http", "stream"])]
     assert set(err["layer"]) == {"transport-gateway"}
     # one row per failing exchange; the cut streams' stream-cut problems are not counted twice
     assert len(err) == int((terminal.isin(["http-error", "failed", "cut"]) | (ex["status"] >= 400)).sum()) == 48
@@ -463,6 +470,7 @@ def test_errors_on_a_clean_capture_is_empty():
 
 def test_errors_lists_problems_not_already_represented():
     cap = toolkit.load_capture(DATA / "busy-day" / "gateway.jsonl")
+    before = len(triage.errors(cap))
     extra = pd.DataFrame({"source": ["x.mitm", "x.mitm", "x.mitm"], "location": ["flow 3", "flow 4", "line 9"],
                           "kind": ["flow-error", "sse-frame", "retried"],
                           "message": ["mitmproxy recorded an error: Connection killed.", BAD_FRAME,
@@ -475,4 +483,4 @@ def test_errors_lists_problems_not_already_represented():
     rows = err[err["kind"] == "problem"]
     assert list(rows["rule_id"]) == ["toolkit-flow-error", "toolkit-sse-bad-frame", "pi-ai-stream-no-terminal"]
     assert rows["message"].iloc[2].startswith("an attempt finished")  # the toolkit's sentence, triaged by its inner text
-    assert len(err) == 48 + 3
+    assert len(err) == before + 3

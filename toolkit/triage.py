@@ -25,7 +25,7 @@ import yaml
 LAYERS = ("config-capability", "serialization-protocol", "runtime-policy", "transport-gateway")
 UNKNOWN = "unknown"
 FIELDS = ("message", "error_code", "status")
-KINDS = ("http", "stream", "tool-result", "problem")
+KINDS = ("http", "stream", "tool-result", "tool-output", "problem")  # tool-output: an error sent back to the model
 RULES_RESOURCE = "triage_rules.yaml"
 DSH_ERROR_PREFIX = "Error: "  # DSH hands a thrown error to the model as `Error: <message>` (dsh.md §5)
 
@@ -294,7 +294,8 @@ _RETRIED = re.compile(r"^an attempt finished '[^']*' \((?P<code>[^:()]+): (?P<me
 
 def errors(capture, *, rules: list[Rule] | None = None):
     """One row per error in ``capture``, triaged: failed exchanges (HTTP errors, failed and cut
-    streams), DSH tool results with ``is_error``, and error problems not already counted."""
+    streams), DSH tool results with ``is_error``, DSH refusals sent back to the model in a later request
+    (``tool-output``, once per call), and error problems not already counted."""
     import pandas as pd
 
     rules = load_rules() if rules is None else rules
@@ -333,6 +334,18 @@ def errors(capture, *, rules: list[Rule] | None = None):
     for r in results[results["is_error"].fillna(False).astype(bool)].itertuples(index=False):
         source, location = where.get(r.exchange_id, (None, None))
         add(source, r.exchange_id, location, r.call_id, "tool-result", None, r.error_code, r.text)
+
+    # An HTTP capture holds DSH's refusals only as the function_call_output sent back in the next
+    # request (and again in every later one): one row per call, at the first request that carried it.
+    seen_calls = set(results["call_id"].dropna())
+    outputs = capture.inputs[(capture.inputs["item_type"] == "function_call_output")
+                             & capture.inputs["text"].str.startswith("Error: ", na=False)]
+    for r in outputs.itertuples(index=False):
+        if _missing(r.call_id) or r.call_id in seen_calls:
+            continue
+        seen_calls.add(r.call_id)
+        source, location = where.get(r.exchange_id, (None, None))
+        add(source, r.exchange_id, location, r.call_id, "tool-output", None, None, r.text)
 
     for p in probs[probs["kind"].isin(ERROR_PROBLEM_KINDS)].itertuples(index=False):
         if not _missing(p.exchange_id) and p.exchange_id in represented:

@@ -49,6 +49,22 @@ class Verification:
     def __repr__(self) -> str:
         return "\n".join(f"{r.layer:13} {r.verdict:11} {r.summary}" for r in self.results)
 
+    def _repr_html_(self) -> str:
+        """One block per layer: the verdict, the summary, the evidence and the fix, as lists."""
+        from html import escape
+
+        colour = {"pass": "#1a7f37", "warn": "#9a6700", "fail": "#cf222e", "no evidence": "#57606a"}
+        out = ['<table class="agent-contract-verdict"><thead><tr><th>layer</th><th>verdict</th>'
+               "<th>what the evidence says</th><th>fix</th></tr></thead><tbody>"]
+        for r in self.results:
+            items = "".join(f"<li>{escape(e)}</li>" for e in r.evidence)
+            fixes = "".join(f"<li>{escape(f)}</li>" for f in r.fix)
+            out.append(f'<tr><td>{r.layer}</td><td style="color:{colour[r.verdict]};font-weight:bold">{r.verdict}</td>'
+                       f"<td style=\"text-align:left\"><b>{escape(r.summary)}</b><ul>{items}</ul></td>"
+                       f'<td style="text-align:left"><ul>{fixes}</ul></td></tr>')
+        out.append("</tbody></table>")
+        return "".join(out)
+
 
 def verify(settings: Settings | None, capture: Capture | None, *, mode: str | None = None,
            dsh: str = execution.DEFAULT_DSH) -> Verification:

@@ -1,0 +1,109 @@
+# %% [markdown]
+# # Layer 2: serialization
+#
+# **Question:** what did pi-ai really put on the wire for each tool, and what does each `strict` variant
+# force the model to send?
+#
+# A tool's `strict` can be absent, `null`, `false` or `true`, and each means something different to the
+# gateway in front of the model. Absent and `null` are not the same fact, and neither is `false`.
+
+# %%
+from pathlib import Path
+
+import pandas as pd
+
+import toolkit
+from toolkit.knowledge.dsh_tools import BASH_DESCRIPTION, BASH_PARAMETERS
+from toolkit.knowledge.pi_ai_tools import convert_responses_tools
+from toolkit.serialization import compare, convert_tools, validate_arguments, variants
+from toolkit.widgets import StrictVariantComparer
+
+pd.set_option("display.max_colwidth", 200)
+DATA = Path("..") / "data"
+bash = {"name": "bash", "description": BASH_DESCRIPTION, "parameters": BASH_PARAMETERS}
+
+# %% [markdown]
+# ## What was sent, before and after the fix
+#
+# The captures are the proof. Before the fix the route declared no strict support, and `strict` is absent
+# from every tool; after `compat.supportsStrictMode: true`, it is `false`.
+
+# %%
+before = toolkit.load_capture(DATA / "before-fix" / "capture.har")
+after = toolkit.load_capture(DATA / "after-fix" / "capture.har")
+pd.DataFrame({"before the fix": before.tools.groupby("name")["strict_state"].agg(lambda s: sorted(set(s.astype(str)))),
+              "after the fix": after.tools.groupby("name")["strict_state"].agg(lambda s: sorted(set(s.astype(str))))})
+
+# %% [markdown]
+# ## Why declaring strict support makes tools *less* strict
+#
+# pi-ai writes a `strict` key only when the route supports strict mode, and then writes `false` for an
+# ordinary tool. Without support the key is simply left out, and OpenAI's Responses API reads a missing
+# `strict` as strict: it "will normalize your schema into strict mode … To opt out … explicitly set
+# `strict: false`". So `supportsStrictMode: true` is what makes the tools go out non-strict.
+
+# %%
+pd.DataFrame([{"api": api, "compat.supportsStrictMode": str(c),
+               "strict sent": toolkit.serialization.strict_state(
+                   convert_tools([bash], api=api, compat=None if c is None else {"supportsStrictMode": c})[0])}
+              for api in ("openai-responses", "openai-codex-responses", "openai-completions")
+              for c in (None, True, False)])
+
+# %% [markdown]
+# ## Why local defaults mislead
+#
+# Reading pi-ai's source, `convertResponsesTools` defaults `supportsStrictMode` to `true` (`?? true`).
+# Called directly, with no options, it does write `strict`:
+
+# %%
+toolkit.serialization.strict_state(convert_responses_tools([bash])[0])
+
+# %% [markdown]
+# But no provider calls it that way. The openai-responses provider passes its own resolved value, `false`
+# unless compat says otherwise, so the local default never applies, and the captures above agree:
+
+# %%
+toolkit.serialization.strict_state(convert_responses_tools([bash], {"supportsStrictMode": False})[0])
+
+# %% [markdown]
+# ## What each variant forces the model to send
+
+# %%
+variants(bash).drop(columns="schema")
+
+# %% [markdown]
+# Under a gateway's strict reading of an absent `strict`, every field is required and none may be `null`:
+# the model must invent a value for `justification`, and `""` is the easiest. That value is valid for the
+# schema, and DSH still refuses it:
+
+# %%
+filled = before.calls.iloc[0]["arguments"]
+filled, validate_arguments(filled, BASH_PARAMETERS)
+
+# %% [markdown]
+# ## Did the gateway receive what pi-ai sent?
+#
+# `compare` names the variant a captured tool is, and lists every difference from what pi-ai would have
+# produced. The lab's captures match exactly; a proxy that rewrote schemas would show up here.
+
+# %%
+sent = {"type": "function", "name": "bash", "description": BASH_DESCRIPTION,
+        "parameters": before.tool_schemas.set_index("schema_hash").loc[before.tools.iloc[0]["schema_hash"], "schema"]}
+compare(sent, bash, api="openai-responses", compat=None)
+
+# %% [markdown]
+# ## Compare two choices
+#
+# Pick a tool, an API, the compat setting and a gateway behaviour on each side. Changes in `required`,
+# nullability and `additionalProperties` are highlighted, with what the model must send under each.
+
+# %%
+StrictVariantComparer(tool="bash")
+
+# %% [markdown]
+# ## On your own setup
+#
+# * Load a capture and look at `capture.tools["strict_state"]` per endpoint: absent on a Responses route
+#   means the gateway decides.
+# * `compare(sent_tool, definition, api=…, compat=…)` on a tool from a capture behind your gateway shows
+#   whether anything in between rewrote it.

@@ -1,0 +1,69 @@
+# %% [markdown]
+# # Layer 3: capability
+#
+# **Question:** which requests carried, or tried to carry, an image, and did each reach a model that takes it?
+#
+# A model entry's `input` is a contract, not a feature flag. DSH refuses an image for a model that does
+# not declare it before anything is sent (pi-ai, if it gets that far, replaces the image with the text
+# `(image omitted: model does not support images)`); and a model that declares images its backend cannot
+# take is refused downstream, mid-turn.
+
+# %%
+from pathlib import Path
+
+import pandas as pd
+
+import toolkit
+from toolkit.capability import check
+
+pd.set_option("display.max_colwidth", 140)
+DATA = Path("..") / "data"
+before_settings = toolkit.load_settings(DATA / "configs" / "settings.before.yaml", env={})
+after_settings = toolkit.load_settings(DATA / "configs" / "settings.after.yaml", env={})
+COLUMNS = ["exchange_id", "route", "declared_input", "input_source", "images_sent", "placeholder", "status", "verdict"]
+
+# %% [markdown]
+# ## Before the fix: undeclared, refused locally
+#
+# The screenshot left the client only as pi-ai's placeholder; the model then tried `read_image`, which
+# DSH refused with its own text.
+
+# %%
+before = check(before_settings, toolkit.load_captures([DATA / "before-fix" / "capture.har",
+                                                       DATA / "before-fix" / "session.jsonl.zstd"]))
+before[COLUMNS]
+
+# %%
+print(before.iloc[-1]["dsh_message"])
+
+# %% [markdown]
+# ## After the fix: declared and accepted
+
+# %%
+check(after_settings, toolkit.load_capture(DATA / "after-fix" / "capture.har"))[COLUMNS + ["media_types", "image_bytes"]]
+
+# %% [markdown]
+# ## Declared, but refused downstream
+#
+# Declaring `input: [text, image]` is a promise about the endpoint. Here the gateway does not keep it:
+
+# %%
+refused = check(after_settings, toolkit.load_capture(DATA / "image-refused" / "capture.har"))
+refused[["exchange_id", "declared_input", "images_sent", "status", "error_code", "error_message", "verdict"]]
+
+# %% [markdown]
+# ## When the evidence does not fit the settings
+#
+# The after-fix capture judged against the before-fix settings: images went out although the settings
+# say they could not have. The toolkit says so instead of picking a side.
+
+# %%
+check(before_settings, toolkit.load_capture(DATA / "after-fix" / "capture.har"))[["exchange_id", "verdict", "evidence"]]
+
+# %% [markdown]
+# ## On your own setup
+#
+# * `check(load_settings(path), load_captures(files))` for your settings and captures.
+# * `undeclared-but-capable` rows show a model that takes images on another route: declare it there too.
+# * `declared-but-refused-downstream` rows show a declaration the backend does not honour: remove `image`
+#   from that route's `input`, so DSH refuses before anything is persisted.

@@ -1,0 +1,118 @@
+# %% tags=["parameters"]
+# The evidence for this write-up: change these three lines and run all cells.
+SETTINGS = "../data/configs/settings.before.yaml"
+CAPTURES = ["../data/before-fix/capture.har", "../data/before-fix/session.jsonl.zstd"]
+TITLE = "Tool calls refused after the gateway migration"
+
+# %% [markdown]
+# # Postmortem
+#
+# This notebook is a template. The first cell names a settings file and the captures; running it writes
+# the incident up from them: the timeline, the evidence of each layer, the root causes and the fixes.
+# `make postmortem` renders it to a single HTML file under `reports/`.
+
+# %%
+import pandas as pd
+from IPython.display import HTML, Markdown, display
+
+import toolkit
+from toolkit import plots
+from toolkit.capability import check
+from toolkit.config import suggest_fix
+from toolkit.execution import replay
+from toolkit.triage import errors
+from toolkit.verify import verify
+from toolkit.whatif import whatif
+
+pd.set_option("display.max_colwidth", 160)
+settings = toolkit.load_settings(SETTINGS, env={})
+capture = toolkit.load_captures(CAPTURES)
+result = verify(settings, capture)
+display(Markdown(f"## {TITLE}"))
+
+# %% [markdown]
+# ## Summary
+
+# %%
+result
+
+# %% [markdown]
+# ## Timeline
+
+# %%
+events = []
+for e in capture.exchanges.itertuples():
+    calls = capture.calls[capture.calls["exchange_id"] == e.exchange_id]
+    events.append({"time": e.started_at, "source": e.source, "what": f"{e.api} request to {e.model}",
+                   "outcome": f"{e.status if pd.notna(e.status) else ''} {e.terminal}".strip(),
+                   "calls": ", ".join(calls["name"].astype(str))})
+for r in capture.tool_results[capture.tool_results["is_error"].fillna(False)].itertuples():
+    events.append({"time": None, "source": "DSH", "what": f"tool result for {r.call_id}", "outcome": r.text, "calls": ""})
+pd.DataFrame(events)
+
+# %%
+import matplotlib.pyplot as plt
+
+fig, ax = plt.subplots(figsize=(10, 3))
+plots.timeline(capture, ax=ax)
+plt.show()
+
+# %% [markdown]
+# ## Evidence by layer
+#
+# ### Configuration
+
+# %%
+settings.findings[["severity", "layer", "line", "message", "dsh_message"]]
+
+# %% [markdown]
+# ### Serialization: what the tools looked like on the wire, and what the model then sent
+
+# %%
+result.filled_calls[["call_id", "tool", "strict_state", "arguments"]]
+
+# %% [markdown]
+# ### Capability
+
+# %%
+check(settings, capture)[["exchange_id", "declared_input", "images_sent", "placeholder", "verdict"]]
+
+# %% [markdown]
+# ### Execution
+
+# %%
+replay(capture, settings=settings, mode=settings.default_preset["sandbox_mode"])[
+    ["source", "call_id", "tool", "effective_mode", "message", "agrees"]]
+
+# %% [markdown]
+# ### Every error, placed in its layer
+
+# %%
+errors(capture)[["source", "kind", "message", "layer", "rule_id"]]
+
+# %% [markdown]
+# ## Root causes
+
+# %%
+causes = {
+    "capability": "The model entry declares no image input, so images never reach the model (`input` is the key; "
+                  "`inputModalities` is ignored by llm-pi-ai).",
+    "schema and protocol": "The route does not declare strict support, so pi-ai leaves `strict` out and the gateway reads the "
+                           "tools as strict: the model fills every optional field, `justification: \"\"` among them.",
+    "runtime policy": "DSH advertises the escalation fields even in `danger-full-access`, refuses an empty justification, "
+                      "and refuses a request for the mode the session already has.",
+}
+failing = {r.layer for r in result.results if r.verdict == "fail"}
+layer_of = {"capability": "capability", "schema and protocol": "serialization", "runtime policy": "execution"}
+display(Markdown("\n".join(f"* **{k}**: {v}" for k, v in causes.items() if layer_of[k] in failing)
+                 or "No layer failed."))
+
+# %% [markdown]
+# ## Fixes
+
+# %%
+print(suggest_fix(SETTINGS, env={}) or "The settings need no change.")
+
+# %%
+whatif(capture, mode=settings.default_preset["sandbox_mode"]).pivot_table(
+    index="policy", columns="outcome", values="call_id", aggfunc="count", fill_value=0, observed=False)

@@ -1,0 +1,405 @@
+"""Plots of a ``Capture``: when exchanges failed, in which layer, and what ``strict`` each tool carried.
+
+Each plot takes a ``Capture`` and an optional matplotlib ``ax`` and returns the Axes it drew on
+(``summary_figure`` returns a Figure). Without ``ax`` a new pyplot figure is made, so a notebook shows
+it; end the cell with ``;`` or assign the result so the Axes repr is not printed. The data behind each
+plot comes from a plain function returning a DataFrame (``timeline_data``, ``error_counts``,
+``strict_counts``), so notebooks and tests can check numbers instead of pixels.
+
+Colours and marker shapes are fixed per category (colour-blind-friendly: Okabe-Ito and Paul Tol
+palettes) in the fixed category orders of ``toolkit.frames`` and ``triage.LAYERS``, so the same
+outcome, layer or strict state looks the same in every plot. matplotlib is imported inside the
+functions: importing this module (or the CLI) does not load it.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from .triage import LAYERS, UNKNOWN
+from .wire.records import STRICT_STATES, TERMINALS
+
+#: Outcome of an exchange: its ``terminal`` state, or "no response" when there is none.
+NO_RESPONSE = "no response"
+OUTCOMES = TERMINALS + (NO_RESPONSE,)
+OUTCOME_COLORS = {  # Okabe-Ito
+    "completed": "#009E73",  # bluish green
+    "incomplete": "#E69F00",  # orange
+    "failed": "#D55E00",  # vermillion
+    "cut": "#CC79A7",  # reddish purple
+    "http-error": "#0072B2",  # blue
+    NO_RESPONSE: "#7F7F7F",  # grey
+}
+
+#: Error layer of an exchange in ``timeline``; "none" for an exchange without errors.
+NO_ERROR = "none"
+ERROR_LAYERS = LAYERS + (UNKNOWN,)
+LAYER_COLORS = {  # Paul Tol "bright"
+    "config-capability": "#4477AA",
+    "serialization-protocol": "#CCBB44",
+    "runtime-policy": "#AA3377",
+    "transport-gateway": "#EE6677",
+    UNKNOWN: "#BBBBBB",
+}
+LAYER_MARKERS = {
+    NO_ERROR: "o",
+    "config-capability": "s",
+    "serialization-protocol": "D",
+    "runtime-policy": "^",
+    "transport-gateway": "X",
+    UNKNOWN: "P",
+}
+
+STRICT_COLORS = {  # Paul Tol "vibrant"
+    "absent": "#EE7733",
+    "null": "#33BBEE",
+    "false": "#009988",
+    "true": "#CC3311",
+}
+
+MISSING = "(none)"  # a ``by`` value that is missing
+NO_EXCHANGE = "(no exchange)"  # an error or tool not linked to any exchange
+
+
+# ---- data behind the plots ----------------------------------------------------------------------
+
+def timeline_data(capture, *, by: str = "endpoint") -> pd.DataFrame:
+    """One row per exchange: ``exchange_id``, ``started_at``, the ``by`` value (as text), ``outcome``
+    (``OUTCOMES``) and ``layer`` (``"none"`` or the first of ``ERROR_LAYERS`` among its errors)."""
+    ex = capture.exchanges
+    _check_column(by, ex, "exchanges")
+    outcome = ex["terminal"].astype(object).where(ex["terminal"].notna(), NO_RESPONSE)
+    layer = _exchange_layers(capture).reindex(ex["exchange_id"]).to_numpy()
+    out = pd.DataFrame({
+        "exchange_id": ex["exchange_id"].to_numpy(),
+        "started_at": ex["started_at"].to_numpy(),
+        by: pd.Categorical(_labels(ex[by]), categories=_order(ex[by])),
+        "outcome": pd.Categorical(outcome, categories=list(OUTCOMES)),
+        "layer": pd.Categorical(pd.Series(layer, dtype=object).fillna(NO_ERROR),
+                                categories=[NO_ERROR, *ERROR_LAYERS]),
+    })
+    return out
+
+
+def error_counts(capture, *, by: str = "endpoint") -> pd.DataFrame:
+    """Errors (``triage.errors``) per ``by`` value and layer: index the ``by`` values (every value seen in
+    the exchanges, then any only the errors have), columns ``ERROR_LAYERS``, integer counts."""
+    from .triage import errors
+
+    errs = errors(capture)
+    ex = capture.exchanges
+    if by in errs.columns:
+        values = _labels(errs[by])
+    else:
+        _check_column(by, ex, "exchanges or errors")
+        lookup = pd.Series(_labels(ex[by]).to_numpy(), index=ex["exchange_id"].to_numpy())
+        lookup = lookup[~lookup.index.duplicated()]
+        values = errs["exchange_id"].map(lookup).fillna(NO_EXCHANGE)
+    order = _order(ex[by]) if by in ex.columns else []
+    order += [v for v in _order(values) if v not in order]
+    table = pd.crosstab(pd.Categorical(values, categories=order),
+                        pd.Categorical(errs["layer"].astype(object), categories=list(ERROR_LAYERS)),
+                        dropna=False)
+    table = table.reindex(index=order, columns=list(ERROR_LAYERS), fill_value=0).astype(int)
+    table.index.name, table.columns.name = by, "layer"
+    return table
+
+
+def strict_counts(capture, *, rows: str = "endpoint", cols: str = "api") -> pd.DataFrame:
+    """Tool definitions per (``rows``, ``cols``) cell and strict state: one row per cell that has
+    exchanges or tools, columns ``rows``, ``cols``, one count per ``STRICT_STATES``, ``tools`` (their
+    sum) and ``dominant`` (the most frequent state, first in fixed order on a tie; missing if no tools).
+    ``rows``/``cols`` may name a column of ``tools`` (``name``, ``kind``) or of ``exchanges``."""
+    ex, tools = capture.exchanges, capture.tools
+
+    def column(name: str) -> tuple[pd.Series, pd.Series, list[str]]:
+        if name in tools.columns and name != "exchange_id":
+            t = _labels(tools[name])
+            return t, pd.Series([], dtype=object), _order(tools[name])
+        _check_column(name, ex, "tools or exchanges")
+        lookup = pd.Series(_labels(ex[name]).to_numpy(), index=ex["exchange_id"].to_numpy())
+        lookup = lookup[~lookup.index.duplicated()]
+        t = tools["exchange_id"].map(lookup).fillna(NO_EXCHANGE)
+        return t, _labels(ex[name]), _order(ex[name])
+
+    t_rows, e_rows, row_order = column(rows)
+    t_cols, e_cols, col_order = column(cols)
+    cells = pd.DataFrame({rows: t_rows.to_numpy(), cols: t_cols.to_numpy(),
+                          "state": tools["strict_state"].astype(object).to_numpy()})
+    counts = (cells.groupby([rows, cols, "state"], sort=False).size() if len(cells)
+              else pd.Series([], dtype=int))
+    keys = set(zip(cells[rows], cells[cols]))
+    if len(e_rows) and len(e_cols):
+        keys |= set(zip(e_rows, e_cols))
+    row_order += [v for v in _order(cells[rows]) if v not in row_order]
+    col_order += [v for v in _order(cells[cols]) if v not in col_order]
+    out = []
+    for r in row_order:
+        for c in col_order:
+            if (r, c) not in keys:
+                continue
+            n = {s: int(counts.get((r, c, s), 0)) for s in STRICT_STATES}
+            total = sum(n.values())
+            dominant = max(STRICT_STATES, key=lambda s: (n[s], -STRICT_STATES.index(s))) if total else None
+            out.append({rows: r, cols: c, **n, "tools": total, "dominant": dominant})
+    frame = pd.DataFrame(out, columns=[rows, cols, *STRICT_STATES, "tools", "dominant"])
+    frame[rows] = pd.Categorical(frame[rows], categories=row_order)
+    frame[cols] = pd.Categorical(frame[cols], categories=col_order)
+    return frame
+
+
+def strict_cell_text(counts) -> str:
+    """A cell's annotation: one ``state count`` line per state present, the dominant state first
+    (``"absent 286\\nnull 58"``); ``"no tools"`` when the cell has exchanges but no tool definitions."""
+    present = [(s, int(counts[s])) for s in STRICT_STATES if int(counts[s])]
+    if not present:
+        return "no tools"
+    present.sort(key=lambda p: -p[1])  # stable: fixed order among equal counts
+    return "\n".join(f"{s} {n}" for s, n in present)
+
+
+# ---- plots --------------------------------------------------------------------------------------
+
+def timeline(capture, *, ax=None, by: str = "endpoint"):
+    """Every exchange at its ``started_at``, one row per ``by`` value: colour = outcome, marker =
+    error layer (``triage.errors`` joined on ``exchange_id``). Returns the Axes."""
+    import matplotlib.dates as mdates
+    from matplotlib.lines import Line2D
+
+    data = timeline_data(capture, by=by)
+    rows = _order(data[by]) if len(data) else []
+    ax = ax if ax is not None else _new_axes(width=11, height=max(3.8, 0.55 * len(rows) + 2.2))
+    ax.set_title(f"Exchanges over time by {by} ({len(data)} exchanges)")
+    ax.set_xlabel("started_at (UTC)")
+    ax.set_ylabel(by)
+    timed = data[data["started_at"].notna()]
+    if timed.empty:
+        ax.text(0.5, 0.5, "no exchanges" if data.empty else "no exchange has a start time",
+                transform=ax.transAxes, ha="center", va="center", fontsize=12, color="#555555")
+        ax.set_yticks([])
+        ax.set_xticks([])
+        return ax
+
+    ypos = {v: i for i, v in enumerate(rows)}
+    x = mdates.date2num(timed["started_at"].dt.tz_convert("UTC").dt.tz_localize(None).to_numpy())
+    y = timed[by].astype(object).map(ypos).to_numpy(dtype=float)
+    outcomes, layers = timed["outcome"].astype(object).to_numpy(), timed["layer"].astype(object).to_numpy()
+    for outcome in OUTCOMES:
+        for layer in (NO_ERROR, *ERROR_LAYERS):
+            sel = (outcomes == outcome) & (layers == layer)
+            if not sel.any():
+                continue
+            plain = layer == NO_ERROR
+            ax.scatter(x[sel], y[sel], s=22 if plain else 58, c=OUTCOME_COLORS[outcome],
+                       marker=LAYER_MARKERS[layer], alpha=0.75 if plain else 0.95,
+                       edgecolors="none" if plain else "black", linewidths=0.5,
+                       zorder=2 if plain else 3, label=f"{outcome} / {layer}")
+
+    ax.set_yticks(range(len(rows)), rows)
+    ax.set_ylim(len(rows) - 0.5, -0.5)  # first value on top
+    ax.grid(axis="x", color="#dddddd", linewidth=0.6, zorder=0)
+    for i in range(len(rows) - 1):
+        ax.axhline(i + 0.5, color="#eeeeee", linewidth=0.8, zorder=0)
+    lo, hi = x.min(), x.max()
+    pad = max((hi - lo) * 0.02, 0.5 / 86400)  # at least half a second either side
+    ax.set_xlim(lo - pad, hi + pad)
+    locator = mdates.AutoDateLocator(tz="UTC", minticks=3, maxticks=9)
+    ax.xaxis.set_major_locator(locator)
+    # seconds ticks as 06:00:01 (not a bare "01"), sub-second ones as 06:00:00.25
+    formats = ["%Y", "%b", "%d", "%H:%M", "%H:%M", "%H:%M:%S.%f"]
+    zero_formats = ["", "%Y", "%b", "%b-%d", "%H:%M", "%H:%M:%S"]  # a tick at midnight names the day
+    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator, tz="UTC", formats=formats,
+                                                             zero_formats=zero_formats, show_offset=True))
+
+    n_out = timed["outcome"].value_counts()
+    n_lay = timed["layer"].value_counts()
+    outcome_handles = [Line2D([], [], linestyle="", marker="o", markersize=7, color=OUTCOME_COLORS[o],
+                              label=f"{o} ({n_out[o]})") for o in OUTCOMES if n_out.get(o, 0)]
+    layer_handles = [Line2D([], [], linestyle="", marker=LAYER_MARKERS[lay], markersize=7, color="#444444",
+                            label=f"{lay} ({n_lay[lay]})") for lay in (NO_ERROR, *ERROR_LAYERS) if n_lay.get(lay, 0)]
+    first = ax.legend(handles=outcome_handles, title="outcome (colour)", loc="upper left",
+                      bbox_to_anchor=(1.01, 1.0), borderaxespad=0, fontsize=8, title_fontsize=9, frameon=False)
+    ax.add_artist(first)
+    ax.legend(handles=layer_handles, title="error layer (marker)", loc="lower left",
+              bbox_to_anchor=(1.01, 0.0), borderaxespad=0, fontsize=8, title_fontsize=9, frameon=False)
+    return ax
+
+
+def errors_by_layer(capture, *, by: str = "endpoint", ax=None):
+    """Errors per ``by`` value as horizontal bars stacked by layer, with counts. Returns the Axes."""
+    table = error_counts(capture, by=by)
+    shown = table if table.values.sum() else table.iloc[0:0]  # every value, so a clean one shows 0
+    ax = ax if ax is not None else _new_axes(width=10, height=max(3.0, 0.5 * len(shown) + 1.8))
+    total = int(table.values.sum())
+    ax.set_title(f"Errors by layer per {by} ({total} errors)")
+    ax.set_xlabel("errors")
+    ax.set_ylabel(by)
+    if total == 0:
+        n = len(capture.exchanges)
+        ax.text(0.5, 0.5, f"no errors in {n} exchange{'' if n == 1 else 's'}", transform=ax.transAxes,
+                ha="center", va="center", fontsize=12, color="#555555")
+        ax.set_yticks([])
+        ax.set_xticks([])
+        return ax
+
+    y = list(range(len(shown)))
+    left = [0] * len(shown)
+    row_totals = shown.sum(axis=1).tolist()
+    biggest = int(max(row_totals))
+    for layer in ERROR_LAYERS:
+        widths = shown[layer].tolist()
+        if not any(widths):
+            continue
+        bars = ax.barh(y, widths, left=left, height=0.6, color=LAYER_COLORS[layer], edgecolor="white",
+                       linewidth=0.6, label=layer, zorder=2)
+        # a count inside each segment wide enough to hold it, unless it is the whole bar (total at the end)
+        ax.bar_label(bars, labels=[str(w) if w and w >= 0.06 * biggest and w != row else ""
+                                   for w, row in zip(widths, row_totals)],
+                     label_type="center", fontsize=8, color="black")
+        left = [a + b for a, b in zip(left, widths)]
+    for yi, t in zip(y, left):
+        ax.text(t + biggest * 0.01, yi, str(t), va="center", ha="left", fontsize=9, fontweight="bold")
+    ax.set_yticks(y, [str(v) for v in shown.index])
+    ax.set_ylim(len(shown) - 0.5, -0.5)
+    ax.set_xlim(0, biggest * 1.08)
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.grid(axis="x", color="#dddddd", linewidth=0.6, zorder=0)
+    ax.legend(title="layer", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, fontsize=8,
+              title_fontsize=9, frameon=False)
+    return ax
+
+
+def strict_matrix(capture, *, ax=None, rows: str = "endpoint", cols: str = "api"):
+    """Tool definitions per (``rows``, ``cols``) cell by strict state (absent/null/false/true): each cell
+    a bar of the shares and its counts, dominant state first. Returns the Axes."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch, Rectangle
+
+    table = strict_counts(capture, rows=rows, cols=cols)
+    row_order = list(table[rows].cat.categories) if len(table) else []
+    col_order = list(table[cols].cat.categories) if len(table) else []
+    ax = ax if ax is not None else _new_axes(width=max(7.0, 2.3 * len(col_order) + 5.0),
+                                             height=max(3.0, 1.1 * len(row_order) + 1.6))
+    n_tools = int(table["tools"].sum()) if len(table) else 0
+    ax.set_title(f"Tool definitions by strict state per {rows} and {cols} ({n_tools} definitions)")
+    ax.set_xlabel(cols)
+    ax.set_ylabel(rows)
+    if n_tools == 0:
+        ax.text(0.5, 0.5, "no tool definitions", transform=ax.transAxes, ha="center", va="center",
+                fontsize=12, color="#555555")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        return ax
+
+    for i in range(len(row_order)):
+        for j in range(len(col_order)):
+            ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="#f7f7f7", edgecolor="white",
+                                   linewidth=2, zorder=0))
+    filled = set(zip(table[rows].astype(str), table[cols].astype(str)))
+    for i, r in enumerate(row_order):
+        for j, c in enumerate(col_order):
+            if (r, c) not in filled:
+                ax.text(j, i, "no exchanges", ha="center", va="center", fontsize=8, color="#aaaaaa", zorder=3)
+    for cell in table.itertuples(index=False):
+        c = cell._asdict()
+        i, j = row_order.index(c[rows]), col_order.index(c[cols])
+        total = c["tools"]
+        if total:
+            start = j - 0.44
+            for s in STRICT_STATES:
+                if c[s]:
+                    w = 0.88 * c[s] / total
+                    ax.add_patch(Rectangle((start, i + 0.16), w, 0.24, facecolor=STRICT_COLORS[s],
+                                           edgecolor="white", linewidth=0.5, zorder=2))
+                    start += w
+        ax.text(j, i - 0.08 if total else i, strict_cell_text(c), ha="center", va="center", fontsize=8.5, linespacing=1.15,
+                color="black" if total else "#777777", zorder=3, gid=f"strict-cell:{c[rows]}|{c[cols]}")
+    ax.set_xlim(-0.5, len(col_order) - 0.5)
+    ax.set_ylim(len(row_order) - 0.5, -0.5)
+    ax.set_xticks(range(len(col_order)), col_order)
+    ax.set_yticks(range(len(row_order)), row_order)
+    ax.tick_params(length=0)
+    for side in ("top", "right", "bottom", "left"):
+        ax.spines[side].set_visible(False)
+    totals = {s: int(table[s].sum()) for s in STRICT_STATES}
+    handles = [Patch(facecolor=STRICT_COLORS[s], label=f"{s} ({totals[s]})") for s in STRICT_STATES]
+    handles.append(Line2D([], [], linestyle="", label="bar: share per cell"))
+    ax.legend(handles=handles, title="strict state", loc="upper left", bbox_to_anchor=(1.01, 1.0),
+              borderaxespad=0, fontsize=8, title_fontsize=9, frameon=False)
+    return ax
+
+
+def summary_figure(capture):
+    """The three plots stacked in one Figure, for the postmortem report.
+
+    The Figure is not registered with pyplot (nothing to close, no global state): a notebook shows it
+    when it is a cell's value; ``fig.savefig(path)`` writes it.
+    """
+    from matplotlib.figure import Figure
+
+    n_by = capture.exchanges["endpoint"].nunique()
+    t = strict_counts(capture)
+    n_rows = t["endpoint"].nunique() if len(t) else 0
+    heights = [max(3.8, 0.55 * n_by + 2.2), max(3.0, 0.5 * n_by + 1.8), max(3.0, 1.1 * n_rows + 1.6)]
+    fig = Figure(figsize=(12, sum(heights) + 0.6), layout="constrained")
+    axes = fig.subplots(3, 1, gridspec_kw={"height_ratios": heights})
+    timeline(capture, ax=axes[0])
+    errors_by_layer(capture, ax=axes[1])
+    strict_matrix(capture, ax=axes[2])
+    fig.suptitle(f"Capture summary: {len(capture.exchanges)} exchanges, {len(capture.tools)} tool definitions",
+                 fontsize=13)
+    return fig
+
+
+# ---- helpers ------------------------------------------------------------------------------------
+
+def _new_axes(*, width: float, height: float):
+    import matplotlib.pyplot as plt
+
+    _, ax = plt.subplots(figsize=(width, height), layout="constrained")
+    return ax
+
+
+def _check_column(name: str, frame: pd.DataFrame, where: str) -> None:
+    if name not in frame.columns:
+        raise ValueError(f"no column {name!r} in {where}; choose one of {', '.join(frame.columns)}")
+
+
+def _labels(values: pd.Series) -> pd.Series:
+    """Values as text for an axis; missing ones become ``MISSING``."""
+    return values.astype(object).map(lambda v: MISSING if _isna(v) else str(v))
+
+
+def _order(values: pd.Series) -> list[str]:
+    """Labels in their fixed order: a categorical's category order, else sorted; missing last."""
+    present = set(_labels(values))
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        order = [str(c) for c in values.cat.categories if str(c) in present]
+    else:
+        order = sorted(present - {MISSING, NO_EXCHANGE})
+    order += [v for v in sorted(present) if v not in order]
+    return order
+
+
+def _isna(v) -> bool:
+    try:
+        return bool(pd.isna(v))
+    except (TypeError, ValueError):
+        return False
+
+
+def _exchange_layers(capture) -> pd.Series:
+    """Per exchange_id with errors, the first of ``ERROR_LAYERS`` among them (one marker per exchange)."""
+    from .triage import errors
+
+    errs = errors(capture)
+    errs = errs[errs["exchange_id"].notna()]
+    if errs.empty:
+        return pd.Series([], dtype=object)
+    rank = errs["layer"].astype(object).map({lay: i for i, lay in enumerate(ERROR_LAYERS)})
+    first = rank.groupby(errs["exchange_id"].astype(object)).min()
+    return first.map(dict(enumerate(ERROR_LAYERS)))
+
+
+__all__ = ["ERROR_LAYERS", "LAYER_COLORS", "LAYER_MARKERS", "NO_ERROR", "NO_RESPONSE", "OUTCOMES", "OUTCOME_COLORS",
+           "STRICT_COLORS", "error_counts", "errors_by_layer", "strict_cell_text", "strict_counts", "strict_matrix",
+           "summary_figure", "timeline", "timeline_data"]

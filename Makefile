@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lab bench captures fixtures notebooks lock clean
+.PHONY: demo test lab bench captures fixtures notebooks postmortem lock clean
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,10 @@ test: $(STAMP) lab/client/node_modules/.installed
 # Re-execute every notebook from its .py source and store the outputs nbval compares.
 notebooks: $(STAMP)
 	$(BIN)/python notebooks/build.py
+
+# The postmortem template (notebooks/06_postmortem) rendered to one self-contained HTML file.
+postmortem: $(STAMP)
+	$(BIN)/python notebooks/render_postmortem.py
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/

@@ -46,9 +46,13 @@ for e in capture.exchanges.itertuples():
     events.append({"time": e.started_at, "source": e.source, "what": f"{e.api} request to {e.model}",
                    "outcome": f"{e.status if pd.notna(e.status) else ''} {e.terminal}".strip(),
                    "calls": ", ".join(calls["name"].astype(str))})
+results = capture.events[capture.events["type"] == "tool/result"]
+result_time = {p["message"]["source"]["callId"]: t for p, t in zip(results["payload"], results["time"])
+               if isinstance(p, dict) and "message" in p}
 for r in capture.tool_results[capture.tool_results["is_error"].fillna(False)].itertuples():
-    events.append({"time": None, "source": "DSH", "what": f"tool result for {r.call_id}", "outcome": r.text, "calls": ""})
-pd.DataFrame(events)
+    events.append({"time": result_time.get(r.call_id), "source": "DSH", "what": f"tool result for {r.call_id}",
+                   "outcome": r.text, "calls": ""})
+pd.DataFrame(events).sort_values("time", kind="stable", ignore_index=True)
 
 # %%
 import matplotlib.pyplot as plt

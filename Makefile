@@ -13,8 +13,18 @@ $(STAMP): requirements.lock pyproject.toml
 	$(BIN)/pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
+BEFORE := --settings data/configs/settings.before.yaml --capture data/before-fix/capture.har --session data/before-fix/session.jsonl.zstd
+AFTER := --settings data/configs/settings.after.yaml --capture data/after-fix/capture.har --session data/after-fix/session.jsonl.zstd
+
+# The main job: the four-layer verdict before the fix (exits 1, naming the failing layers) and after it (exits 0).
 demo: $(STAMP)
-	$(BIN)/agent-contract summary data/
+	@echo "== before the fix: expected to fail ==" && echo
+	@$(BIN)/agent-contract verify $(BEFORE); test $$? -eq 1
+	@$(BIN)/agent-contract verify $(BEFORE) --format html --out reports/before-fix.html; test $$? -eq 1
+	@echo && echo "== after the fix: expected to pass ==" && echo
+	@$(BIN)/agent-contract verify $(AFTER)
+	@$(BIN)/agent-contract verify $(AFTER) --format html --out reports/after-fix.html
+	@echo && echo "HTML reports: reports/before-fix.html, reports/after-fix.html"
 
 test: $(STAMP) lab/client/node_modules/.installed
 	node lab/client/selftest.mjs

@@ -90,6 +90,77 @@ def _config(args) -> int:
     return 1 if (settings.findings["severity"] == "error").any() else 0
 
 
+def _verify(args) -> int:
+    from . import report
+    from .capture import load_captures
+    from .config import load_settings
+    from .verify import verify
+
+    settings = load_settings(args.settings) if args.settings else None
+    capture = load_captures([*args.capture, *args.session]) if (args.capture or args.session) else None
+    result = verify(settings, capture, mode=args.mode, dsh=args.dsh)
+    mode = f"{result.mode} ({result.mode_source})" if result.mode else None
+    inputs = report.Inputs(args.settings, list(args.capture), list(args.session), mode, args.dsh)
+    if args.format == "json":
+        import json
+
+        text = json.dumps(report.to_json(result, inputs), indent=2, ensure_ascii=False) + "\n"
+    elif args.format == "markdown":
+        text = report.to_markdown(result, inputs)
+    elif args.format == "html":
+        text = report.to_html(result, inputs, capture)
+    else:
+        text = report.to_text(result, inputs)
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+        print(f"{'PASS' if result.ok else 'FAIL'}: wrote {out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return report.exit_code(result)
+
+
+def _ingest(args) -> int:
+    from .capture import find_captures, load_captures
+    from .export import write_parquet
+
+    paths, skipped = find_captures(args.paths, format=args.format)
+    capture = load_captures(paths, format=args.format, progress=args.progress)
+    manifest = write_parquet(capture, Path(args.out), inputs=[str(p) for p in paths])
+    for name, entry in manifest["frames"].items():
+        print(f"{entry['file']:24} {entry['rows']:8} rows")
+    for line in skipped:
+        print(f"skipped {line}", file=sys.stderr)
+    print(f"wrote {len(manifest['frames'])} frames and manifest.json to {args.out}", file=sys.stderr)
+    return 0
+
+
+def _variants(args) -> int:
+    import pandas as pd
+
+    from .knowledge.dsh_tools import SCHEMAS, schema_for
+    from .serialization import convert_tools, strict_state, variants
+
+    if args.tool not in SCHEMAS:
+        raise ValueError(f"unknown tool {args.tool!r}; choose one of {', '.join(SCHEMAS)}")
+    definition = {"name": args.tool, "parameters": schema_for(args.tool)}
+    table = variants(definition).drop(columns="schema")
+    for col in ("required", "optional", "nullable"):
+        table[col] = table[col].map(", ".join)
+    with pd.option_context("display.width", 250, "display.max_colwidth", 120, "display.max_columns", 20):
+        print(f"How DSH's {args.tool} tool can reach a model:\n")
+        print(table.to_string(index=False))
+        if args.api:
+            print(f"\nWhat pi-ai {args.pi_ai} sends on {args.api}:")
+            for compat in (None, True, False):
+                sent = convert_tools([definition], api=args.api, compat=None if compat is None else {"supportsStrictMode": compat},
+                                     pi_ai=args.pi_ai)[0]
+                label = "unset" if compat is None else str(compat).lower()
+                print(f"  compat.supportsStrictMode {label:5}: strict {strict_state(sent)}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agent-contract", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -104,16 +175,44 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("settings", help="path to settings.yaml (credential files are refused)")
     c.add_argument("--diff", action="store_true", help="print the minimal fix as a unified diff")
     c.set_defaults(func=_config)
+
+    v = sub.add_parser("verify", help="the four-layer verdict of a settings file and its captures")
+    v.add_argument("--settings", help="DSH settings.yaml")
+    v.add_argument("--capture", action="append", default=[], metavar="FILE", help="HTTP capture (HAR, JSONL, SSE, .mitm); repeatable")
+    v.add_argument("--session", action="append", default=[], metavar="FILE", help="DSH session log; repeatable")
+    v.add_argument("--mode", choices=["read-only", "workspace-write", "danger-full-access"],
+                   help="the sandbox mode HTTP captures ran in (default: the settings' permission preset)")
+    v.add_argument("--dsh", default="0.1.1-rc.2", help="the DSH version to model (default 0.1.1-rc.2)")
+    v.add_argument("--format", choices=["text", "markdown", "json", "html"], default="text")
+    v.add_argument("--out", help="write the report here instead of standard output")
+    v.set_defaults(func=_verify)
+
+    i = sub.add_parser("ingest", help="write the frames of captures as Parquet files, with a JSON manifest")
+    i.add_argument("paths", nargs="+", help="capture files, or folders to read every capture in")
+    i.add_argument("--out", required=True, help="folder for the Parquet files")
+    i.add_argument("--format", help="force a format (har, jsonl, sse, dsh-session, mitm)")
+    i.add_argument("--progress", action="store_true", default=None, help="show progress even when stderr is not a terminal")
+    i.set_defaults(func=_ingest)
+
+    w = sub.add_parser("variants", help="the strict variants of a DSH tool and what each forces a model to send")
+    w.add_argument("--tool", default="bash", help="bash, pwsh, write or edit")
+    w.add_argument("--api", choices=["openai-responses", "openai-codex-responses", "openai-completions"],
+                   help="also show what pi-ai sends on this api for each compat setting")
+    w.add_argument("--pi-ai", default="1.6.0", choices=["1.6.0", "0.73.1"], dest="pi_ai")
+    w.set_defaults(func=_variants)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     from .errors import CaptureError
 
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # argparse has printed the usage error
+        return 2 if exc.code else 0
     try:
         return args.func(args)
-    except (CaptureError, ValueError) as exc:  # SettingsError is a ValueError
+    except (CaptureError, ValueError, OSError) as exc:  # SettingsError is a ValueError
         print(f"agent-contract: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

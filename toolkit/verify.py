@@ -36,6 +36,8 @@ class Verification:
     capability: pd.DataFrame  # capability.check rows
     replay: pd.DataFrame  # execution.replay rows
     filled_calls: pd.DataFrame  # calls that sent every optional property (the mark of a strict reading)
+    mode: str | None = None  # the sandbox mode HTTP captures were judged in
+    mode_source: str | None = None
 
     @property
     def table(self) -> pd.DataFrame:
@@ -70,15 +72,17 @@ def verify(settings: Settings | None, capture: Capture | None, *, mode: str | No
            dsh: str = execution.DEFAULT_DSH) -> Verification:
     """Run the four layers on a settings file and the captured evidence (HTTP captures and DSH sessions)."""
     capture = capture if capture is not None else _empty_capture()
-    if mode is None and settings is not None:
-        mode = settings.default_preset.get("sandbox_mode")  # the mode a session starts in
+    mode_source = "given" if mode else None
+    if mode is None and settings is not None and settings.default_preset.get("sandbox_mode"):
+        mode = settings.default_preset["sandbox_mode"]  # the mode a session starts in
+        mode_source = f"settings: {settings.default_preset.get('source')}"
     findings = settings.findings if settings is not None else pd.DataFrame(columns=["severity", "layer", "message", "fix", "dsh_message"])
     caps = capability.check(settings, capture)
     replayed = execution.replay(capture, mode=mode, dsh=dsh, settings=settings)
     filled = _filled_calls(capture)
     results = [_config(settings, findings), _serialization(findings, capture, filled),
                _capability(findings, caps), _execution(replayed, capture, mode, dsh)]
-    return Verification(results, findings, caps, replayed, filled)
+    return Verification(results, findings, caps, replayed, filled, mode, mode_source)
 
 
 def _empty_capture() -> Capture:
@@ -105,7 +109,8 @@ def _config(settings, findings) -> LayerResult:
     models = len(settings.models)
     if worst is None:
         return LayerResult("config", "pass", f"{len(settings.routes)} routes and {models} models resolve cleanly")
-    return LayerResult("config", worst, f"{len(evidence)} configuration findings", evidence, fixes)
+    return LayerResult("config", worst, f"{len(evidence)} configuration finding{'s' if len(evidence) != 1 else ''}",
+                       evidence, fixes)
 
 
 def _filled_calls(capture: Capture) -> pd.DataFrame:
@@ -129,9 +134,12 @@ def _filled_calls(capture: Capture) -> pd.DataFrame:
 
 def _serialization(findings, capture: Capture, filled: pd.DataFrame) -> LayerResult:
     worst, evidence, fixes = _from_findings(findings, "serialization")
-    states = capture.tools["strict_state"].astype(str).value_counts().to_dict() if len(capture.tools) else {}
+    # what went on the wire: HTTP exchanges only (a DSH session logs the schema DSH advertised, not the request)
+    http_ids = set(capture.exchanges.loc[capture.exchanges["method"].notna(), "exchange_id"])
+    wire = capture.tools[capture.tools["exchange_id"].isin(http_ids)]
+    states = wire["strict_state"].astype(str).value_counts().to_dict() if len(wire) else {}
     if states:
-        evidence.append("tools sent: " + ", ".join(f"strict {k} ×{v}" for k, v in sorted(states.items())))
+        evidence.append("tools on the wire: " + ", ".join(f"strict {k} ×{v}" for k, v in sorted(states.items())))
     if len(filled):
         example = filled.iloc[0]
         evidence.append(f"{len(filled)} calls filled every optional field (read as strict), e.g. {example['tool']} "
@@ -144,7 +152,7 @@ def _serialization(findings, capture: Capture, filled: pd.DataFrame) -> LayerRes
                                fixes or ["send `strict: false` explicitly (compat.supportsStrictMode: true)"])
     if worst is None:
         if not states:
-            return LayerResult("serialization", "no evidence", "no tools in the captures", evidence)
+            return LayerResult("serialization", "no evidence", "no HTTP capture with tools", evidence)
         return LayerResult("serialization", "pass", "tools went out as configured", evidence)
     return LayerResult("serialization", worst, "`strict` is left to the gateway on a Responses route", evidence, fixes)
 

@@ -360,6 +360,13 @@ class StrictVariantComparer:
         self.left_api, self.left_compat, self.left_gateway, self.left_pi_ai = (c["left"][k] for k in _SIDE_OPTIONS)
         self.right_api, self.right_compat, self.right_gateway, self.right_pi_ai = (c["right"][k] for k in _SIDE_OPTIONS)
         self.left_pane, self.right_pane, self.summary = W.HTML(), W.HTML(), W.HTML()
+        self.tool.add_class("tk-cmp-tool")  # stable selectors for the browser test (tests/e2e)
+        for side, ctl in c.items():
+            for k, dd in ctl.items():
+                dd.add_class(f"tk-cmp-{side}-{k.replace('_', '-')}")
+        self.left_pane.add_class("tk-cmp-left-pane")
+        self.right_pane.add_class("tk-cmp-right-pane")
+        self.summary.add_class("tk-cmp-summary")
         self._restore()
         self._update()
         for dd in [self.tool, *c["left"].values(), *c["right"].values()]:
@@ -367,6 +374,7 @@ class StrictVariantComparer:
         box = lambda side, pane: W.VBox([W.HTML(f"<b>{side}</b>"), *c[side].values(), pane],  # noqa: E731
                                         layout=W.Layout(width="50%"))
         self.widget = W.VBox([self.tool, self.summary, W.HBox([box("left", self.left_pane), box("right", self.right_pane)])])
+        self.widget.add_class("tk-cmp")
 
     @property
     def value(self) -> dict:

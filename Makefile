@@ -26,9 +26,21 @@ demo: $(STAMP)
 	@$(BIN)/agent-contract verify $(AFTER) --format html --out reports/after-fix.html
 	@echo && echo "HTML reports: reports/before-fix.html, reports/after-fix.html"
 
-test: $(STAMP) lab/client/node_modules/.installed
+test: $(STAMP) lab/client/node_modules/.installed browser
 	node lab/client/selftest.mjs
 	$(BIN)/python -m pytest tests $(wildcard notebooks/*.ipynb) $(if $(wildcard notebooks/*.ipynb),--nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg,)
+
+# The browser test (tests/e2e) drives the system Chromium; install it with apt-get when run as root.
+browser:
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "chromium not found: installing it with apt-get (needed by tests/e2e)"; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
+	else \
+		echo "error: chromium is not on PATH and the browser test (tests/e2e) needs it." >&2; \
+		echo "Install it with: sudo apt-get update && sudo apt-get install -y chromium  (or run 'make browser' as root)" >&2; \
+		exit 1; \
+	fi
 
 # Re-execute every notebook from its .py source and store the outputs nbval compares.
 notebooks: $(STAMP)

@@ -360,7 +360,8 @@ class StrictVariantComparer:
         self.left_api, self.left_compat, self.left_gateway, self.left_pi_ai = (c["left"][k] for k in _SIDE_OPTIONS)
         self.right_api, self.right_compat, self.right_gateway, self.right_pi_ai = (c["right"][k] for k in _SIDE_OPTIONS)
         self.left_pane, self.right_pane, self.summary = W.HTML(), W.HTML(), W.HTML()
-        self.tool.add_class("tk-cmp-tool")  # stable selectors for the browser test (tests/e2e)
+        # stable selectors for the browser test (tests/e2e); none on ``tool``, whose repr starts the
+        # 110-character text/plain that nbval compares
         for side, ctl in c.items():
             for k, dd in ctl.items():
                 dd.add_class(f"tk-cmp-{side}-{k.replace('_', '-')}")

@@ -1,0 +1,307 @@
+"""The strict-variant comparer in a real browser: JupyterLab, Run All, change a dropdown, read the panes.
+
+This is the round trip nbval cannot see: a DOM ``change`` event on the right side's compat dropdown
+travels over the widget comm to the kernel, the comparer's observer recomputes, and the new HTML comes
+back into the panes. Part of ``make test``; it needs Chromium (``make browser`` installs it).
+
+The server is a throw-away JupyterLab from this venv on a free 127.0.0.1 port with no token, on a
+temporary root holding a copy of the notebook (Lab autosaves into it) and a link to ``data/``. Lab's
+settings, workspaces, runtime, data and IPython dirs are temporary too, so nothing from the user's own
+Jupyter set-up leaks in and nothing is written back; teardown stops the server and its kernels.
+
+Selectors are the ``tk-cmp-*`` classes ``StrictVariantComparer`` adds to its controls and panes.
+(Everything lives in this one module: a ``tests/e2e/conftest.py`` would shadow ``tests/conftest.py``,
+which other test modules import as ``conftest``.)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import psutil
+import pytest
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import expect
+
+REPO = Path(__file__).resolve().parents[2]
+REPORTS = REPO / "reports" / "e2e"
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",  # required as root
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-proxy-server",  # the only traffic is to 127.0.0.1
+]
+START_TIMEOUT = 30.0
+
+# Lab user settings for the run: attach every cell (no windowing) and never fetch news.
+LAB_SETTINGS = {
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false",
+                                                                      "checkForUpdates": False},
+}
+
+_LOCAL = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never through a proxy
+
+
+def chromium_path() -> str:
+    """The system Chromium (Debian's ``chromium``); a missing browser fails the test, it does not skip it."""
+    for name in ("chromium", "chromium-browser"):
+        found = shutil.which(name)
+        if found:
+            return found
+    pytest.fail("Chromium not found on PATH: the browser test needs it. Install it with `make browser` "
+                "(runs `apt-get install -y chromium` as root) or `sudo apt-get install -y chromium`.",
+                pytrace=False)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _status(base: str) -> int | None:
+    try:
+        with _LOCAL.open(f"{base}/api/status", timeout=2) as resp:
+            return resp.status
+    except (urllib.error.URLError, OSError):
+        return None
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """SIGTERM the server (it shuts its kernels down), then kill whatever of its tree is left."""
+    try:
+        tree = psutil.Process(proc.pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        tree = []
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+    _, alive = psutil.wait_procs(tree, timeout=5)
+    for child in alive:
+        try:
+            child.kill()
+        except psutil.NoSuchProcess:
+            pass
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """A running JupyterLab: ``{"base": "http://127.0.0.1:<port>", "root": Path, "log": Path}``."""
+    tmp = tmp_path_factory.mktemp("lab")
+    root, home = tmp / "root", tmp / "home"
+    (root / "notebooks").mkdir(parents=True)
+    shutil.copy2(REPO / "notebooks" / "02_serialization.ipynb", root / "notebooks")
+    (root / "data").symlink_to(REPO / "data", target_is_directory=True)  # the notebook reads ../data
+    settings = home / "lab-settings"
+    for rel, value in LAB_SETTINGS.items():
+        (settings / rel).parent.mkdir(parents=True, exist_ok=True)
+        (settings / rel).write_text(json.dumps(value), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
+    env.update({
+        "JUPYTER_CONFIG_DIR": str(home / "config"),
+        "JUPYTER_DATA_DIR": str(home / "data"),  # the notebook-signing key goes here, not into ~
+        "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+        "JUPYTERLAB_SETTINGS_DIR": str(settings),
+        "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
+        "IPYTHONDIR": str(home / "ipython"),
+        "JUPYTER_PLATFORM_DIRS": "1",
+        "PYTHONUNBUFFERED": "1",
+    })
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+           "--port-retries=0", "--allow-root", "--IdentityProvider.token=", "--ServerApp.password=",
+           f"--ServerApp.root_dir={root}", "--LabApp.news_url=None",
+           "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+           "--LabApp.extension_manager=readonly"]
+    log = tmp / "jupyter-lab.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while _status(base) != 200:
+            if proc.poll() is not None:
+                pytest.fail(f"jupyter lab exited with {proc.returncode} before answering /api/status:\n"
+                            + log.read_text(errors="replace")[-4000:], pytrace=False)
+            if time.monotonic() > deadline:
+                pytest.fail(f"jupyter lab did not answer {base}/api/status within {START_TIMEOUT:.0f} s:\n"
+                            + log.read_text(errors="replace")[-4000:], pytrace=False)
+            time.sleep(0.1)
+        yield {"base": base, "root": root, "log": log}
+    finally:
+        _stop(proc)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium, headless, through Python Playwright."""
+    from playwright.sync_api import sync_playwright
+
+    executable = chromium_path()
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1600, "height": 1000})
+    pg = context.new_page()
+    pg.set_default_timeout(20_000)
+    try:
+        yield pg
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def failure_screenshot(request) -> Path:
+    """Where the test saves its screenshot when it fails: ``reports/e2e/<test name>.png``."""
+    REPORTS.mkdir(parents=True, exist_ok=True)
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in request.node.name)
+    return REPORTS / f"{safe}.png"
+
+
+# ---- the test ----------------------------------------------------------------------------------
+
+NOTEBOOK = "notebooks/02_serialization.ipynb"
+
+IDLE = ".jp-NotebookPanel .jp-Notebook-ExecutionIndicator[data-status='idle']"
+# the indicator also reads idle before the kernel exists; the status bar names the connected kernel
+KERNEL_IDLE = re.compile(r"^Python 3 \(ipykernel\) \| Idle$")
+BUSY_PROMPT = ".jp-NotebookPanel .jp-InputArea-prompt:text-is('[*]:')"
+ERROR_OUTPUTS = (".jp-NotebookPanel .jp-OutputArea-output[data-mime-type*='error'], "
+                 ".jp-NotebookPanel .jp-RenderedText[data-mime-type*='error'], "
+                 ".jp-NotebookPanel .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
+                 ":has-text('Traceback')")
+
+COMPARER = ".jp-NotebookPanel .tk-cmp"
+RIGHT_COMPAT = f"{COMPARER} .tk-cmp-right-compat select"
+LEFT_PANE = f"{COMPARER} .tk-cmp-left-pane .widget-html-content"
+RIGHT_PANE = f"{COMPARER} .tk-cmp-right-pane .widget-html-content"
+SUMMARY = f"{COMPARER} .tk-cmp-summary .widget-html-content"
+
+
+def _wait_kernel_ready(page, base: str, timeout: float = 60.0) -> None:
+    """The server has one kernel, idle, with the page's websocket connected; then the page says so too."""
+    deadline = time.monotonic() + timeout
+    while True:
+        resp = page.request.get(f"{base}/api/kernels")
+        kernels = resp.json() if resp.ok else []
+        if any(k.get("execution_state") == "idle" and k.get("connections", 0) >= 1 for k in kernels):
+            break
+        assert time.monotonic() < deadline, f"no idle, connected kernel after {timeout:.0f} s: {kernels}"
+        page.wait_for_timeout(100)
+    expect(page.locator(".jp-StatusBar-Widget").get_by_text(KERNEL_IDLE)).to_be_visible(timeout=timeout * 1000)
+    page.locator(IDLE).wait_for(timeout=timeout * 1000)
+
+
+def _error_texts(page) -> list[str]:
+    try:
+        return [t.strip()[:600] for t in page.locator(ERROR_OUTPUTS).all_inner_texts()]
+    except PlaywrightError:
+        return []
+
+
+@contextlib.contextmanager
+def _screenshot_on_failure(page, path, step: list[str]):
+    """On any failure: save a full-page screenshot and name it (and the step, and any error outputs)."""
+    try:
+        yield
+    except (AssertionError, PlaywrightError) as exc:
+        try:
+            page.screenshot(path=str(path), full_page=True)
+            shot = f"screenshot: {path}"
+        except PlaywrightError as shot_exc:
+            shot = f"no screenshot ({shot_exc})"
+        errors = _error_texts(page)
+        detail = "\nerror outputs in the notebook:\n" + "\n---\n".join(errors) if errors else ""
+        raise AssertionError(f"browser test failed at step {step[-1]!r}; {shot}{detail}\n{exc}") from exc
+
+
+def test_comparer_round_trip_in_lab(page, lab, failure_screenshot):
+    step = ["open the notebook"]
+    timings: dict[str, float] = {}
+    t0 = time.monotonic()
+    with _screenshot_on_failure(page, failure_screenshot, step):
+        page.goto(f"{lab['base']}/lab/tree/{NOTEBOOK}")
+        _wait_kernel_ready(page, lab["base"])
+        timings["kernel idle"] = time.monotonic() - t0
+
+        step.append("Run > Run All Cells")
+        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+
+        step.append("wait for the comparer to render")
+        t1 = time.monotonic()
+        # the comparer, or an error output (Run All stops at the first error, so don't wait it out)
+        page.locator(f"{RIGHT_PANE}, {ERROR_OUTPUTS}").first.wait_for(timeout=45_000)
+        errors = _error_texts(page)
+        assert not errors, "cells show errors after Run All:\n" + "\n---\n".join(errors)
+        expect(page.locator(RIGHT_PANE)).to_contain_text("sent strict: false")
+        # the comparer is the last code cell: once it renders and no cell is still queued, Run All is done
+        expect(page.locator(BUSY_PROMPT)).to_have_count(0, timeout=20_000)
+        page.locator(IDLE).wait_for()
+        timings["run all"] = time.monotonic() - t1
+
+        step.append("no cell shows an error")
+        errors = _error_texts(page)
+        assert not errors, "cells show errors after Run All:\n" + "\n---\n".join(errors)
+
+        step.append("initial state: left is the incident, right is the fix")
+        right = page.locator(RIGHT_PANE)
+        expect(page.locator(RIGHT_COMPAT)).to_have_value("true")
+        expect(right).to_contain_text("compat.supportsStrictMode true")
+        expect(right).to_contain_text("read as: non-strict")
+        expect(right).to_contain_text("must send: command, description")
+        expect(page.locator(LEFT_PANE)).to_contain_text("sent strict: absent")
+        expect(page.locator(SUMMARY)).to_contain_text("sent strict absent → false")
+        before = right.inner_text()
+
+        step.append("change the right side's compat to unset")
+        t2 = time.monotonic()
+        page.locator(RIGHT_COMPAT).select_option("unset")
+        # DOM change -> comm -> kernel observer -> new HTML in both panes and the summary
+        expect(right).to_contain_text("sent strict: absent")
+        expect(right).to_contain_text("compat.supportsStrictMode unset")
+        expect(right).to_contain_text("read as: strict by the gateway's normalisation")
+        expect(right).to_contain_text("must send: every field")
+        expect(right).not_to_contain_text("sent strict: false")
+        expect(page.locator(SUMMARY)).to_contain_text("no difference in what the model must send")
+        timings["round trip"] = time.monotonic() - t2
+        assert right.inner_text() != before
+
+        step.append("still no errors after the change")
+        errors = _error_texts(page)
+        assert not errors, "cells show errors after the change:\n" + "\n---\n".join(errors)
+
+        if os.environ.get("E2E_FINAL_SCREENSHOT"):  # e.g. to look at the rendered widget after a green run
+            page.locator(COMPARER).evaluate("el => el.scrollIntoView({block: 'start'})")
+            page.screenshot(path=os.environ["E2E_FINAL_SCREENSHOT"])
+    print("e2e timings: " + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items()))

@@ -17,7 +17,7 @@ from .errors import CaptureError
 from .redact import redact_header, redact_obj, redact_text
 from .sources import detect
 from .wire.records import Decoded, EntryCount, Event, Problem, ToolResult
-from .wire.schemas import schema_facts, schema_hash
+from .wire.schemas import schema_facts, schema_hash, strict_state
 
 FRAME_NAMES = tuple(frames.SCHEMAS)
 
@@ -49,6 +49,7 @@ class Capture:
     headers: pd.DataFrame
     problems: pd.DataFrame
     events: pd.DataFrame
+    bodies: pd.DataFrame
     tool_results: pd.DataFrame
     entries: pd.DataFrame = field(repr=False)  # per source: format, unit, entries seen
     redacted: bool = True
@@ -87,19 +88,22 @@ class Capture:
         return f"<Capture {counts}>"
 
 
-def load_capture(path, *, format: str | None = None, redact: bool = True, progress: bool | None = None) -> Capture:
+def load_capture(path, *, format: str | None = None, redact: bool = True, progress: bool | None = None,
+                 keep_bodies: bool = False) -> Capture:
     """Read one capture file (HAR, JSONL log, SSE body, DSH session, mitmproxy flows) into frames.
 
     The format is sniffed from the content; ``format=`` forces one of ``detect.FORMATS``. Secrets are
     redacted unless ``redact=False`` is passed explicitly. A file that cannot be read at all raises
-    ``CaptureError``; bad entries become rows of ``problems``.
+    ``CaptureError``; bad entries become rows of ``problems``. ``keep_bodies`` also keeps each parsed
+    request body (frame ``bodies``, redacted), which hop diffs need and large logs can do without.
     """
-    return load_captures([path], format=format, redact=redact, progress=progress)
+    return load_captures([path], format=format, redact=redact, progress=progress, keep_bodies=keep_bodies)
 
 
-def load_captures(paths: Iterable, *, format: str | None = None, redact: bool = True, progress: bool | None = None) -> Capture:
+def load_captures(paths: Iterable, *, format: str | None = None, redact: bool = True, progress: bool | None = None,
+                  keep_bodies: bool = False) -> Capture:
     """Like ``load_capture`` for several files at once, into one set of frames."""
-    builder = _Builder(redact=redact)
+    builder = _Builder(redact=redact, keep_bodies=keep_bodies)
     paths = [Path(p) for p in paths]
     for path, source in zip(paths, source_names(paths)):
         fmt = detect.detect(path) if format is None else detect.check_format(format)
@@ -172,8 +176,9 @@ class _Progress:
 class _Builder:
     """Collects one tuple per row (in ``frames.SCHEMAS`` column order); builds frames once at the end."""
 
-    def __init__(self, *, redact: bool):
+    def __init__(self, *, redact: bool, keep_bodies: bool = False):
         self.redact = redact
+        self.keep_bodies = keep_bodies
         self.rows: dict[str, list[tuple]] = {name: [] for name in FRAME_NAMES}
         self.schemas: dict[str, list] = {}  # hash -> [schema, n_properties, uses, first exchange]
         self.entries: list[dict] = []
@@ -224,6 +229,13 @@ class _Builder:
             ex.terminal, ex.error_type, ex.error_code, txt(ex.error_message), ex.input_tokens, ex.output_tokens,
             ex.cache_read_tokens, ex.reasoning_tokens, ex.body_fidelity, ex.log_id,
         ))
+        if self.keep_bodies and d.request is not None:
+            self.rows["bodies"].append((xid, self._obj(d.request)))
+        echoed = {}
+        for t in d.echoed_tools or ():
+            if isinstance(t, dict):
+                fn = t.get("function") if isinstance(t.get("function"), dict) else t
+                echoed.setdefault(fn.get("name"), strict_state(t))
         tools = self.rows["tools"]
         for pos, tool in enumerate(d.tools):
             h = schema_hash(tool.parameters)
@@ -236,7 +248,7 @@ class _Builder:
                 entry[2] += 1
             tools.append((
                 xid, pos, tool.name, tool.kind, tool.strict_state, facts.required, facts.optional,
-                facts.additional_properties, h,
+                facts.additional_properties, h, echoed.get(tool.name),
             ))
         calls = self.rows["calls"]
         for c in d.calls:

@@ -58,6 +58,8 @@ SCHEMAS: dict[str, dict[str, object]] = {
         "optional": object,
         "additional_properties": fixed("absent", "true", "false", "schema"),
         "schema_hash": "string",
+        # the strict state the backend echoed for this tool in its response object (how it read it)
+        "echoed_strict": fixed(*STRICT_STATES),
     },
     "tool_schemas": {
         "schema_hash": "string",
@@ -114,6 +116,10 @@ SCHEMAS: dict[str, dict[str, object]] = {
         "turn": "Int64",
         "step": "Int64",
         "payload": object,
+    },
+    "bodies": {  # only with load_capture(..., keep_bodies=True): for hop diffs
+        "exchange_id": "string",
+        "request": object,
     },
     "tool_results": {
         "exchange_id": "string",

@@ -49,6 +49,7 @@ def _decode(out: Decoded, request_body: Any, response_body: Any, response_ct: st
             req = json.loads(req_text)
         except json.JSONDecodeError as e:
             out.issues.append(Issue("request-body", describe_json_error(e)))
+    out.request = req
     ex.api = _api(ex.path or ex.url, req)
     req_stream = None
     if ex.api in _MODULES and req is not None:
@@ -91,6 +92,7 @@ def apply_result(out: Decoded, result: responses.ResponseInfo) -> None:
         result.terminal, result.error_type, result.error_code, result.error_message)
     ex.input_tokens, ex.output_tokens = result.input_tokens, result.output_tokens
     ex.model = ex.model or result.model
+    out.echoed_tools = getattr(result, "echoed_tools", None)
 
 
 def _decode_response(api: str, text: str, sse_bytes: bytes | None, out: Decoded) -> responses.ResponseInfo | None:

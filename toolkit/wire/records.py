@@ -117,6 +117,9 @@ class Decoded:
     # epoch seconds at which each response chunk arrived, when the capture kept them (the
     # mitmproxy tee addon's ``flow.metadata["sse_chunk_times"]``); empty otherwise
     chunk_times: list[float] = field(default_factory=list)
+    request: Any = None  # the parsed request body (kept in frames only with ``keep_bodies``)
+    # the tools a Responses backend echoed in its response object, as it reads them (strict normalised)
+    echoed_tools: list | None = None
 
 
 @dataclass(slots=True)

@@ -44,6 +44,7 @@ class ResponseInfo:
     input_tokens: int | None = None
     output_tokens: int | None = None
     issues: list[Issue] = field(default_factory=list)
+    echoed_tools: list | None = None  # the response object's ``tools``: the backend's own reading
 
 
 StreamResult = ResponseInfo
@@ -222,6 +223,8 @@ def _apply_response(info: ResponseInfo, resp: dict, status: Any = None) -> None:
     """Model, usage and terminal state from a Response object (body or stream event); a terminal
     event's name overrides the object's ``status``."""
     info.model = _str(resp.get("model")) or info.model
+    if isinstance(resp.get("tools"), list):
+        info.echoed_tools = resp["tools"]
     usage = resp.get("usage")
     if isinstance(usage, dict):
         info.usage = usage

@@ -57,6 +57,11 @@ Effective ``strict`` per tool (Responses: top-level ``strict``; Chat: ``function
 behaviour → explicit true/false as sent, absent/null strict on ``/v1/responses`` and
 ``/codex/responses`` but non-strict on Chat Completions (the OpenAI function-calling guide).
 
+Every Responses response object (``response.created`` … ``response.completed``/``failed`` payloads and
+non-stream bodies) echoes the request's ``tools`` the way real backends do, normalised as the gateway
+reads them: each function tool with ``strict`` set to its effective strictness (a bool) and, when
+strict, ``parameters`` as enforced (every property required, ``additionalProperties: false``).
+
 Streams end the HTTP body by closing the connection (``connection: close``, no length), so a cut
 stream reaches the client as a clean end of stream without a terminal event (pi-ai: "stream ended
 before a terminal response event"). ``fail`` streams ``response.failed`` (Chat: a mid-stream
@@ -320,6 +325,44 @@ def build_arguments(parameters: dict, strict: bool, nulls: bool = False) -> dict
     for name in required:  # required but not described
         args.setdefault(name, _value_for(name, None))
     return args
+
+
+def enforced_schema(schema):
+    """A JSON Schema as a strict reading enforces it: in every object schema each property is required
+    and ``additionalProperties`` is false (nested objects, array items and ``anyOf`` branches too)."""
+    if isinstance(schema, list):
+        return [enforced_schema(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: enforced_schema(v) if k in ("items", "anyOf", "oneOf", "allOf", "$defs", "definitions") else v
+           for k, v in schema.items()}
+    for key in ("$defs", "definitions"):
+        if isinstance(schema.get(key), dict):
+            out[key] = {n: enforced_schema(v) for n, v in schema[key].items()}
+    props = schema.get("properties")
+    if isinstance(props, dict):
+        out["properties"] = {n: enforced_schema(v) for n, v in props.items()}
+    kind = schema.get("type")
+    if isinstance(props, dict) or kind == "object" or (isinstance(kind, list) and "object" in kind):
+        out["required"] = list(props) if isinstance(props, dict) else []
+        out["additionalProperties"] = False
+    return out
+
+
+def echo_tools(body: dict, strict: dict) -> list:
+    """The request's ``tools`` as a Responses backend echoes them in the response object: each function
+    tool with ``strict`` as the gateway enforces it (bool) and the ``parameters`` it enforces; other
+    tools as sent."""
+    out = []
+    for t in body.get("tools") if isinstance(body.get("tools"), list) else ():
+        if not isinstance(t, dict) or t.get("type", "function") != "function" or not isinstance(t.get("name"), str):
+            out.append(t)
+            continue
+        eff = bool(strict.get(t["name"], False))
+        params = t.get("parameters") if isinstance(t.get("parameters"), dict) else {}
+        out.append({"type": "function", "name": t["name"], "description": t.get("description"),
+                    "parameters": enforced_schema(params) if eff else params, "strict": eff})
+    return out
 
 
 def _first_line(text: str) -> str:
@@ -766,7 +809,8 @@ class GatewayHandler(BaseHTTPRequestHandler):
         resp_id = f"resp_{srv.next_id('resp'):04d}"
         ex.log_id = resp_id
         response = {"id": resp_id, "object": "response", "created_at": int(started), "status": "in_progress",
-                    "error": None, "incomplete_details": None, "model": model, "output": [], "usage": None}
+                    "error": None, "incomplete_details": None, "model": model, "output": [],
+                    "tools": echo_tools(body, ex.gateway["strict"]), "usage": None}
         w = ResponsesWriter(response)
         if outcome == "failed":
             failed = w.snapshot(status="failed", error=FAILED_ERROR)

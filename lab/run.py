@@ -1,6 +1,8 @@
 """Rebuild the lab's data (``make captures``): real pi-ai → mitmproxy → stub gateway, on 127.0.0.1.
 
 Usage: ``python lab/run.py [SCENARIO ...] [--out data]``. With no names, every scenario and the busy day.
+Scenarios with a ``rewriter`` are recorded at two hops: client → mitmdump (front) → lab/rewriter.py →
+mitmdump (back) → gateway, ports ``FRONT_PORT``/``REWRITER_PORT``/``BACK_PORT`` in lab/scenarios.py.
 Needs ``lab/.venv-mitm`` (mitmproxy) and ``lab/client/node_modules`` (pi-ai); ``make captures`` makes both.
 """
 from __future__ import annotations
@@ -23,7 +25,8 @@ sys.path.insert(0, str(LAB))
 
 import busy  # noqa: E402
 import dsh_session  # noqa: E402
-from scenarios import BY_NAME, GATEWAY_PORT, PROXY_PORT, SCENARIOS  # noqa: E402
+from scenarios import (BACK_PORT, BY_NAME, FRONT_PORT, GATEWAY_PORT, PROXY_PORT, REWRITER_PORT,  # noqa: E402
+                       SCENARIOS)
 
 MITMDUMP = LAB / ".venv-mitm" / "bin" / "mitmdump"
 CLIENT = LAB / "client" / "run.mjs"
@@ -77,18 +80,32 @@ def gateway(log_path: Path, *, clock: str | None = None, seed: int = 7):
 
 
 @contextmanager
-def recorder(flows: Path, har: Path):
-    _port_free(PROXY_PORT)
-    cmd = [str(MITMDUMP), "--quiet", "--mode", f"reverse:http://127.0.0.1:{GATEWAY_PORT}",
-           "--listen-host", "127.0.0.1", "--listen-port", str(PROXY_PORT),
+def recorder(flows: Path, har: Path, *, port: int = PROXY_PORT, upstream: int = GATEWAY_PORT):
+    _port_free(port)
+    cmd = [str(MITMDUMP), "--quiet", "--mode", f"reverse:http://127.0.0.1:{upstream}",
+           "--listen-host", "127.0.0.1", "--listen-port", str(port),
            "-s", str(LAB / "mitm_addon.py"), "-w", str(flows), "--set", f"hardump={har}"]
     env = {**os.environ, "MITMPROXY_CONFDIR": str(WORK / "mitmproxy")}
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL)
     try:
-        _wait_port(PROXY_PORT, proc, "mitmdump")
+        _wait_port(port, proc, f"mitmdump on {port}")
         yield
     finally:
         _stop(proc)  # SIGINT: mitmdump writes the HAR on exit
+
+
+@contextmanager
+def rewriter(log_path: Path, mode: str):
+    """lab/rewriter.py on REWRITER_PORT, forwarding to the back recorder."""
+    _port_free(REWRITER_PORT)
+    cmd = [sys.executable, str(LAB / "rewriter.py"), "--port", str(REWRITER_PORT),
+           "--upstream", f"http://127.0.0.1:{BACK_PORT}", "--log", str(log_path), "--mode", mode]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    try:
+        _wait_port(REWRITER_PORT, proc, "the rewriter")
+        yield
+    finally:
+        _stop(proc, signal.SIGTERM)
 
 
 def run_client(spec: dict, out: Path) -> dict:
@@ -106,8 +123,20 @@ def record(scenario, out_dir: Path) -> None:
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     log(f"{scenario.name}: {scenario.title}")
-    with gateway(folder / "gateway.jsonl"), recorder(folder / "capture.mitm", folder / "capture.har"):
-        transcripts = {run.name: run_client(run.client_spec(), folder / f"transcript-{run.name}.json") for run in scenario.runs}
+    if scenario.rewriter:
+        # client → front recorder → rewriter → back recorder → gateway; each process is stopped in reverse
+        # order, so the recorders write their HAR after the last exchange has passed through them
+        with gateway(folder / "gateway.jsonl"), \
+                recorder(folder / "back.mitm", folder / "back.har", port=BACK_PORT, upstream=GATEWAY_PORT), \
+                rewriter(folder / "rewriter.jsonl", scenario.rewriter), \
+                recorder(folder / "front.mitm", folder / "front.har", port=FRONT_PORT, upstream=REWRITER_PORT):
+            transcripts = {run.name: run_client(run.client_spec(port=FRONT_PORT), folder / f"transcript-{run.name}.json")
+                           for run in scenario.runs}
+    else:
+        with gateway(folder / "gateway.jsonl"), recorder(folder / "capture.mitm", folder / "capture.har"):
+            transcripts = {run.name: run_client(run.client_spec(), folder / f"transcript-{run.name}.json")
+                           for run in scenario.runs}
+    _check_flows(folder)
     for name, t in transcripts.items():
         final = t.get("final", {})
         log(f"  {name}: {len(t.get('requests', []))} requests, stop {final.get('stopReason')}"
@@ -117,6 +146,18 @@ def record(scenario, out_dir: Path) -> None:
         path = folder / "session.jsonl.zstd"
         dsh_session.write(path, scenario, run, transcripts[run.name])
         log(f"  wrote {path} (DSH V0 format, written by the lab)")
+
+
+def _check_flows(folder: Path) -> None:
+    """Warn when a recorder holds more flows than the gateway served: mitmproxy records a flow a second
+    time (with ``Client disconnected``) when the client closes a close-delimited stream before the
+    upstream does, which pi-ai's Chat Completions client may do right after ``data: [DONE]``."""
+    served = sum(1 for line in (folder / "gateway.jsonl").read_text(encoding="utf-8").splitlines() if line.strip())
+    for har in sorted(folder.glob("*.har")):
+        entries = len(json.loads(har.read_text(encoding="utf-8"))["log"]["entries"])
+        if entries != served:
+            log(f"  WARNING: {har.name} holds {entries} flows for {served} gateway exchanges "
+                "(a client closed a stream before the upstream did); record this scenario again")
 
 
 def main(argv=None) -> int:

@@ -16,6 +16,10 @@ from toolkit.knowledge.dsh_tools import BASH_DESCRIPTION, BASH_PARAMETERS  # noq
 
 PROXY_PORT = 18787  # mitmdump listens here; the client talks to it
 GATEWAY_PORT = 18788  # the stub gateway, upstream of the recorder
+# Two-hop recordings: client → FRONT recorder → rewriter (lab/rewriter.py) → BACK recorder → gateway.
+FRONT_PORT = 18789  # mitmdump in front of the rewriter; the client talks to it
+REWRITER_PORT = 18790  # the schema-rewriting proxy
+BACK_PORT = 18791  # mitmdump between the rewriter and the gateway
 FAKE_KEY = "sk-lab-FAKE-0000000000000000000000000000"  # never a real key; redaction must remove it
 
 # DSH 0.1.1-rc.2's bash tool with a confining executor: the toolkit's copy (toolkit/knowledge/dsh_tools.py).
@@ -48,6 +52,13 @@ SCREENSHOT_PART = {"type": "image", "data": b64encode(SCREENSHOT).decode(), "mim
 EMPTY_JUSTIFICATION = "Error: invalid justification: expected a non-empty sentence"
 SAME_MODE = ('Error: sandbox escalation to "danger-full-access" is not strictly wider than this call\'s current '
              '"danger-full-access" mode')
+
+
+# dsh.md §5 row 5 for a narrower target: what DSH answers when a converter has made every bash property
+# required, so the model fills `sandbox_permissions` with the first enum value and `justification` with a
+# placeholder sentence (lab/gateway.py build_arguments: required properties get a value of their type).
+NARROWER_MODE = ('Error: sandbox escalation to "workspace-write" is not strictly wider than this call\'s current '
+                 '"danger-full-access" mode')
 
 
 def no_image_input(model: str, path: str = "screenshot.png") -> str:
@@ -99,6 +110,7 @@ class Scenario:
     runs: list[Run]
     session_mode: str | None = None  # DSH permission preset, when the lab writes a DSH session log
     settings: str | None = None  # data/configs/<settings>.yaml
+    rewriter: str | None = None  # lab/rewriter.py mode: a two-hop recording (front/back captures)
 
 
 def _result(text: str, is_error: bool) -> dict:
@@ -132,6 +144,27 @@ SCENARIOS = [
     Scenario(
         "image-refused", "Image declared by the model entry but refused by the gateway",
         [Run("image-refused", behaviour="no-images", input=["text", "image"], compat={"supportsStrictMode": True})],
+    ),
+    # Two hops around a converter: the gateway is `passthrough`, so whatever strictness the model sees was
+    # put there by the rewriter. The session is in danger-full-access, as in before-fix; the tool results
+    # are DSH's answers (dsh.md §5, §7) to the calls the model makes.
+    Scenario(
+        "two-hop-strict", "Before-fix client through a strict-converter rewriter to a passthrough gateway",
+        # strict-converter also lists every property in `required`: the model fills all of them as
+        # required ones (`sandbox_permissions: "workspace-write"`, `justification: "example"`)
+        [Run("two-hop-strict", behaviour="passthrough", tool_results=[
+            _result(NARROWER_MODE, True),
+            _result(no_image_input("gw-coder"), True),
+        ])],
+        rewriter="strict-converter",
+    ),
+    Scenario(
+        "two-hop-chat", "After-fix client through a to-chat rewriter to a passthrough gateway's Chat Completions",
+        # to-chat sets `strict: true` over the client's `strict: false` but keeps `required`: the model fills
+        # the optional fields the Codex way, as in before-fix; the screenshot reaches it as an image_url part
+        [Run("two-hop-chat", behaviour="passthrough", input=["text", "image"], compat={"supportsStrictMode": True},
+             tool_results=[_result(EMPTY_JUSTIFICATION, True), _result(SAME_MODE, True)])],
+        rewriter="to-chat",
     ),
 ]
 BY_NAME = {s.name: s for s in SCENARIOS}

@@ -95,6 +95,17 @@ replay(capture, settings=settings, mode=settings.default_preset["sandbox_mode"])
 errors(capture)[["source", "kind", "message", "layer", "rule_id"]]
 
 # %% [markdown]
+# ## Who changed what
+#
+# The six questions, answered from the evidence above; `settled` is false where it stops.
+
+# %%
+from toolkit.provenance import table
+
+table(settings, captures=[c for c in CAPTURES if "session" not in c],
+      sessions=[c for c in CAPTURES if "session" in c])[["field", "question", "answer", "actor", "settled"]]
+
+# %% [markdown]
 # ## Root causes
 
 # %%

@@ -38,6 +38,11 @@ def load(folder: str, name: str, **kw) -> toolkit.Capture:
 
 def test_every_capture_loads_without_problems_except_the_cut_streams():
     files, skipped = toolkit.find_captures([DATA])
+    # the rewriter's own log (lab/rewriter.py) is JSONL but not a capture (it is the reference for hop
+    # diffs): detection says so, and it is listed as skipped, not read
+    rewriter_logs = [x for x in skipped if "rewriter.jsonl" in x]
+    assert len(rewriter_logs) == 2 and all("not an exchange log" in x for x in rewriter_logs)
+    skipped = [x for x in skipped if x not in rewriter_logs]
     cap = toolkit.load_captures(files)
     s = cap.summary()
     assert s["reconciles"].all() and (s["lost"] == 0).all()

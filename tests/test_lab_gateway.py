@@ -335,6 +335,42 @@ def test_strictness_is_per_tool(gw):
     assert gw.lines()[0]["gateway"]["strict"] == {"bash": False, "read": True}
 
 
+def _strict_reading(params: dict) -> dict:
+    return {**params, "required": list(params["properties"]), "additionalProperties": False}
+
+
+def test_responses_objects_echo_tools_as_enforced(gw):
+    """Like real Responses backends, every response object echoes `tools` normalised: `strict` as the
+    gateway enforces it (a bool) and, under strict, the schema it enforces; the log keeps `gateway.strict`."""
+    other = {"type": "object", "properties": {"file_path": {"type": "string"},
+                                              "opts": {"type": "object", "properties": {"n": {"type": "number"}}}},
+             "required": ["file_path"]}
+    tools = [responses_tool(False), responses_tool(_ABSENT, name="read", parameters=other)]
+    _, _, raw = gw.post("/absent-is-strict/v1/responses", responses_body(tools=tools))
+    evs = events(raw)
+    objects = [p["response"] for t, p in evs if t in ("response.created", "response.in_progress", "response.completed")]
+    assert len(objects) == 3
+    read_enforced = {**_strict_reading(other), "properties": {
+        "file_path": {"type": "string"}, "opts": {**_strict_reading(other["properties"]["opts"])}}}
+    expected = [{"type": "function", "name": "bash", "description": "Run a bash command.", "parameters": BASH,
+                 "strict": False},
+                {"type": "function", "name": "read", "description": "Run a bash command.", "parameters": read_enforced,
+                 "strict": True}]
+    assert all(o["tools"] == expected for o in objects)
+    assert gw.lines()[0]["gateway"]["strict"] == {"bash": False, "read": True}
+    # non-stream bodies and failed responses carry the echo too; passthrough reads an absent strict as false
+    _, _, raw = gw.post("/passthrough/v1/responses", responses_body(stream=False))
+    assert json.loads(raw)["tools"] == [{**responses_tool(), "strict": False}]
+    _, _, raw = gw.post("/force-strict/v1/responses", responses_body(stream=False))
+    assert json.loads(raw)["tools"] == [{**responses_tool(), "parameters": _strict_reading(BASH), "strict": True}]
+    _, _, raw = gw.post("/fail/v1/responses", responses_body(strict=True))
+    failed = [p["response"] for t, p in events(raw) if t == "response.failed"]
+    assert failed[0]["tools"] == [{**responses_tool(), "parameters": _strict_reading(BASH), "strict": True}]
+    # Chat Completions objects carry no echo
+    _, _, raw = gw.post("/passthrough/v1/chat/completions", chat_body(stream=False))
+    assert "tools" not in json.loads(raw)
+
+
 # --- personas ------------------------------------------------------------------------------------------
 
 

@@ -99,8 +99,11 @@ def _verify(args) -> int:
     settings = load_settings(args.settings) if args.settings else None
     capture = load_captures([*args.capture, *args.session]) if (args.capture or args.session) else None
     result = verify(settings, capture, mode=args.mode, dsh=args.dsh)
+    from .provenance import table
+
     mode = f"{result.mode} ({result.mode_source})" if result.mode else None
-    inputs = report.Inputs(args.settings, list(args.capture), list(args.session), mode, args.dsh)
+    prov = table(settings, captures=args.capture, sessions=args.session) if (args.capture or args.session) else None
+    inputs = report.Inputs(args.settings, list(args.capture), list(args.session), mode, args.dsh, prov)
     if args.format == "json":
         import json
 

@@ -19,6 +19,7 @@ class Inputs:
     sessions: list[str] = field(default_factory=list)
     mode: str | None = None
     dsh: str = "0.1.1-rc.2"
+    provenance: object = None  # toolkit.provenance.table(...) rows, when computed
 
 
 def exit_code(v: Verification) -> int:
@@ -32,7 +33,17 @@ def to_text(v: Verification, inputs: Inputs) -> str:
         lines += [f"    - {e}" for e in r.evidence]
         lines += [f"    fix: {f}" for f in r.fix]
         lines.append("")
+    prov = _provenance(inputs)
+    if prov is not None:
+        lines.append("WHO CHANGED WHAT (provenance; ? = not settled by the evidence)")
+        for r in prov.itertuples(index=False):
+            lines.append(f"  {'' if r.settled else '? '}{r.field} — {r.question}: {r.answer}")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _provenance(inputs: Inputs):
+    prov = inputs.provenance
+    return prov if prov is not None and len(prov) else None
 
 
 def _inputs_line(i: Inputs) -> str:
@@ -61,6 +72,11 @@ def to_markdown(v: Verification, inputs: Inputs, *, title: str = "Agent tool-cal
         out += [f"- {_md(e)}" for e in r.evidence]
         if r.fix:
             out += ["", "**Fix:**", ""] + [f"- {_md(f)}" for f in r.fix]
+    prov = _provenance(inputs)
+    if prov is not None:
+        out += ["", "### Who changed what", "", "| field | question | answer | settled |", "| --- | --- | --- | --- |"]
+        out += [f"| {_md(r.field)} | {r.question} | {_md(r.answer)} | {'yes' if r.settled else '**no**'} |"
+                for r in prov.itertuples(index=False)]
     return "\n".join(out) + "\n"
 
 
@@ -71,6 +87,9 @@ def to_json(v: Verification, inputs: Inputs) -> dict:
                    "mode": inputs.mode, "dsh": inputs.dsh},
         "layers": [{"layer": r.layer, "verdict": r.verdict, "summary": r.summary, "evidence": list(r.evidence),
                     "fix": list(r.fix)} for r in v.results],
+        "provenance": [] if _provenance(inputs) is None else [
+            {"field": r.field, "question": str(r.question), "answer": r.answer, "actor": None if r.actor is None or r.actor != r.actor else r.actor,
+             "layer": r.layer, "settled": bool(r.settled), "evidence": r.evidence} for r in inputs.provenance.itertuples(index=False)],
     }
 
 
@@ -94,7 +113,18 @@ def to_html(v: Verification, inputs: Inputs, capture=None, *, title: str = "Agen
             f"<style>{_CSS}</style></head><body><h1>{escape(title)}</h1>"
             f'<p class="meta">{escape(_inputs_line(inputs))}</p>'
             f"<p><b>{'All layers pass.' if v.ok else 'At least one layer fails.'}</b></p>"
-            f"{v._repr_html_()}{img}</body></html>\n")
+            f"{v._repr_html_()}{_provenance_html(inputs)}{img}</body></html>\n")
+
+
+def _provenance_html(inputs: Inputs) -> str:
+    prov = _provenance(inputs)
+    if prov is None:
+        return ""
+    rows = "".join(f"<tr><td>{escape(r.field)}</td><td>{escape(str(r.question))}</td><td>{escape(r.answer)}</td>"
+                   f"<td>{'yes' if r.settled else '<b>no</b>'}</td><td>{escape(r.evidence)}</td></tr>"
+                   for r in prov.itertuples(index=False))
+    return ("<h2>Who changed what</h2><table><thead><tr><th>field</th><th>question</th><th>answer</th><th>settled</th>"
+            f"<th>evidence</th></tr></thead><tbody>{rows}</tbody></table>")
 
 
 def _figure_png(capture) -> str:

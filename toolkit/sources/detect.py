@@ -118,6 +118,13 @@ def _detect_json(path: Path, text: bytes) -> str:
             return "dsh-session"
         if "log" in obj and isinstance(obj["log"], dict):
             return "har"
+        from .jsonl import recognizes
+
+        if not recognizes(obj):
+            keys = ", ".join(list(obj)[:8])
+            raise CaptureError(path, "JSON Lines, but not an exchange log: the first line has no request/response "
+                               f"(keys: {keys}); the accepted shapes are listed in toolkit/sources/jsonl.py",
+                               location="line 1")
         return "jsonl"
     # A pretty-printed document: HAR puts "log" first, but exporters may not.
     if re.search(rb'"log"\s*:\s*\{', text) and b'"entries"' in text:

@@ -362,6 +362,11 @@ def _timing(e: _Entry, obj: dict, start_key: str, end_key: str, duration_key: st
 # --- Helicone --------------------------------------------------------------------------------
 
 
+def recognizes(obj) -> bool:
+    """Whether one parsed line has one of the exchange shapes this reader takes."""
+    return isinstance(obj, dict) and (isinstance(obj.get("request"), dict) or _is_helicone(obj) or _is_litellm(obj))
+
+
 def _is_helicone(obj: dict) -> bool:
     return sum(k in obj for k in _HELICONE_KEYS) >= 2
 

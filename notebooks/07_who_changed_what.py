@@ -1,0 +1,100 @@
+# %% [markdown]
+# # Who changed what
+#
+# Every investigation of this kind ends with six questions: who defined the field, who changed the
+# schema, who interpreted `strict`, who declared the model's capability, who finally validated the
+# parameters, and who owns the real permission state. This notebook answers them from evidence, and says
+# "unknown" where the evidence does not reach, naming the capture that would settle it.
+#
+# The lab recorded the same traffic twice around a rewriting proxy, modelled on OpenAI-compatible
+# converters: once in front of it (`front`) and once behind it (`back`).
+
+# %%
+import json
+from pathlib import Path
+
+import pandas as pd
+
+import toolkit
+from toolkit import hops
+from toolkit.provenance import table
+
+pd.set_option("display.max_colwidth", 160)
+DATA = Path("..") / "data"
+front = toolkit.load_capture(DATA / "two-hop-strict" / "front.har", keep_bodies=True)
+back = toolkit.load_capture(DATA / "two-hop-strict" / "back.har", keep_bodies=True)
+
+# %% [markdown]
+# ## Pairing the requests across the hop
+#
+# The same request is found on both sides by its conversation (the user's and the tools' texts), its
+# tools and its time; each pairing says how sure it is.
+
+# %%
+pairs = hops.align(front, back)
+pairs[["a_exchange", "b_exchange", "delta_ms", "confidence", "basis"]]
+
+# %% [markdown]
+# ## What the proxy changed
+
+# %%
+changes = hops.diff(front, back, pairs)
+changes.groupby("kind").size().rename("changes").to_frame()
+
+# %%
+changes[changes["a_exchange"] == pairs.iloc[0]["a_exchange"]][["tool", "path", "kind", "before", "after"]]
+
+# %% [markdown]
+# The proxy keeps its own log of what it did; the diff above finds the same changes from the two captures
+# alone:
+
+# %%
+log = [json.loads(line) for line in (DATA / "two-hop-strict" / "rewriter.jsonl").read_text().splitlines()]
+pd.Series([c["kind"] for entry in log for c in entry["changes"]]).value_counts().rename("in the proxy's log").to_frame()
+
+# %% [markdown]
+# ## A protocol conversion
+#
+# The second proxy mode turns a Responses request into a Chat Completions request:
+
+# %%
+chat_front = toolkit.load_capture(DATA / "two-hop-chat" / "front.har", keep_bodies=True)
+chat_back = toolkit.load_capture(DATA / "two-hop-chat" / "back.har", keep_bodies=True)
+chat_changes = hops.diff(chat_front, chat_back)
+chat_changes.groupby("kind").size().rename("changes").to_frame()
+
+# %% [markdown]
+# ## The six questions, before the fix
+#
+# One hop (the recorder in front of the gateway) and the DSH session:
+
+# %%
+before = table(DATA / "configs" / "settings.before.yaml", captures=[DATA / "before-fix" / "capture.har"],
+               sessions=[DATA / "before-fix" / "session.jsonl.zstd"])
+before[before["field"].isin(["bash.strict", "bash.justification", "gw-coder.input"])][
+    ["field", "question", "answer", "actor", "settled"]]
+
+# %% [markdown]
+# `settled` is false where the evidence stops. With only the gateway's HTTP traffic and no session log,
+# the permission state and who validated the calls are unknown, and the table says what would settle them:
+
+# %%
+http_only = table(DATA / "configs" / "settings.before.yaml", captures=[DATA / "before-fix" / "capture.har"])
+http_only[~http_only["settled"].astype(bool)][["field", "question", "answer", "evidence"]].drop_duplicates("question")
+
+# %% [markdown]
+# ## The six questions across the rewriting proxy
+#
+# With both hops, "who changed the schema" has an answer:
+
+# %%
+two_hop = table(DATA / "configs" / "settings.before.yaml",
+                captures=[DATA / "two-hop-strict" / "front.har", DATA / "two-hop-strict" / "back.har"])
+two_hop[two_hop["field"] == "bash.strict"][["question", "answer", "actor", "evidence"]]
+
+# %% [markdown]
+# ## On your own setup
+#
+# Record the same traffic on both sides of a proxy (two recorders), load both with `keep_bodies=True`, and
+# pass them to `table(settings, captures=[client_side, model_side], sessions=[...])`, client side first.
+# `agent-contract verify` prints the same table.

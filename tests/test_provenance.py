@@ -1,0 +1,54 @@
+"""The six questions, answered from the lab's evidence, and said to be unknown where it stops."""
+from __future__ import annotations
+
+from conftest import REPO
+from toolkit.provenance import QUESTIONS, table
+
+DATA = REPO / "data"
+SETTINGS = DATA / "configs" / "settings.before.yaml"
+
+
+def answer(t, field, question):
+    rows = t[(t["field"] == field) & (t["question"] == question)]
+    assert len(rows) == 1, (field, question, t[["field", "question"]])
+    return rows.iloc[0]
+
+
+def test_before_fix_names_each_actor_with_evidence():
+    t = table(SETTINGS, captures=[DATA / "before-fix" / "capture.har"], sessions=[DATA / "before-fix" / "session.jsonl.zstd"])
+    defined = answer(t, "bash.strict", QUESTIONS[0])
+    assert defined["actor"] == "pi-ai" and defined["answer"].startswith("pi-ai omitted the key because compat.supportsStrictMode resolved to False")
+    assert "settings.before.yaml llm-pi-ai.providers.gateway.compat" in defined["evidence"] and "$.tools[0].strict" in defined["evidence"]
+    read = answer(t, "bash.strict", QUESTIONS[2])
+    assert read["actor"] == "gateway" and read["settled"]
+    assert "sent strict absent, echoed strict true" in read["answer"] and "response tools[name=bash].strict" in read["evidence"]
+    filled = answer(t, "bash.justification", QUESTIONS[6])
+    assert filled["actor"] == "model" and filled["answer"] == "the model sent justification='' (2 calls)"
+    validated = answer(t, "bash.justification", QUESTIONS[4])
+    assert validated["actor"] == "DSH" and "Error: invalid justification: expected a non-empty sentence" in validated["answer"]
+    permission = answer(t, "bash.sandbox_permissions", QUESTIONS[5])
+    assert permission["actor"] == "DSH session" and "danger-full-access" in permission["answer"]
+    assert "permission/preset" in permission["evidence"] and "sandbox/mode" in permission["evidence"]
+    capability = answer(t, "gw-coder.input", QUESTIONS[3])
+    assert capability["actor"] == "settings" and "route defaultInput" in capability["answer"]
+
+
+def test_missing_hops_are_unknown_with_the_reason():
+    t = table(SETTINGS, captures=[DATA / "before-fix" / "capture.har"])
+    changed = answer(t, "bash.strict", QUESTIONS[1])
+    assert not changed["settled"] and changed["answer"].startswith("unknown beyond the recorder")
+    assert "a capture behind the proxy or gateway" in changed["evidence"]
+    permission = answer(t, "bash.justification", QUESTIONS[5])
+    assert not permission["settled"] and "a DSH session log (sandbox/mode events) would settle it" in permission["evidence"]
+    nothing = table(None, captures=[DATA / "before-fix" / "capture.har"])
+    assert not answer(nothing, "bash.strict", QUESTIONS[0])["settled"]
+
+
+def test_two_hops_name_the_proxy():
+    t = table(SETTINGS, captures=[DATA / "two-hop-strict" / "front.har", DATA / "two-hop-strict" / "back.har"])
+    changed = answer(t, "bash.strict", QUESTIONS[1])
+    assert changed["actor"] == "proxy" and changed["settled"]
+    assert "required changed" in changed["answer"] and "strict added" in changed["answer"]
+    assert "front.har" in changed["evidence"] and "back.har" in changed["evidence"]
+    read = answer(t, "bash.strict", QUESTIONS[2])
+    assert read["actor"] == "gateway" and "echoed strict true" in read["answer"]

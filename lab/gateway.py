@@ -85,9 +85,12 @@ import time
 import traceback
 import zlib
 from datetime import datetime, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
 
-HOST = "127.0.0.1"
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script or loaded by file path
+from serving import HOST, LoggingServer  # noqa: E402
+
 
 BEHAVIOURS = ("passthrough", "absent-is-strict", "force-strict", "no-images", "rate-limit",
               "cut-stream", "fail", "busy")
@@ -512,14 +515,11 @@ def chat_chunk(base: dict, delta: dict | None, finish=None, **extra) -> dict:
 
 # --- server -------------------------------------------------------------------------------------
 
-class GatewayServer(ThreadingHTTPServer):
-    """ThreadingHTTPServer with the gateway's state: counters, clock, seeded draws and the log."""
-
-    daemon_threads = True
-    allow_reuse_address = True
+class GatewayServer(LoggingServer):
+    """The lab's logging server with the gateway's state: counters, clock and seeded draws."""
 
     def __init__(self, port: int, log_path=None, clock=None, seed: int = 7):
-        super().__init__((HOST, port), GatewayHandler)
+        super().__init__(port, GatewayHandler, log_path)
         if isinstance(clock, str):
             clock = parse_iso(clock)
         elif isinstance(clock, datetime):
@@ -528,24 +528,14 @@ class GatewayServer(ThreadingHTTPServer):
         self.seed = seed
         self.busy_rng = random.Random(seed)
         self.state_lock = threading.Lock()
-        self.log_lock = threading.Lock()
         self.counters = {"req": 0, "resp": 0, "chat": 0, "call": 0, "msg": 0}
-        self.log_file = open(log_path, "a", encoding="utf-8") if log_path else None
-        self._active = 0
-        self._idle = threading.Condition()
 
     def begin(self, behaviour: str | None) -> tuple[int, float]:
         """Number and (clock) start time of a new request."""
-        with self._idle:
-            self._active += 1
+        self.exchange_started()
         with self.state_lock:
             self.counters["req"] += 1
             return self.counters["req"], self.clock.tick(behaviour)
-
-    def end(self) -> None:
-        with self._idle:
-            self._active -= 1
-            self._idle.notify_all()
 
     def next_id(self, kind: str) -> int:
         with self.state_lock:
@@ -557,28 +547,6 @@ class GatewayServer(ThreadingHTTPServer):
             draw = self.busy_rng.random()
         return next(name for name, upper in BUSY_TABLE if draw < upper)
 
-    def write_log(self, record: dict) -> None:
-        if self.log_file is None:
-            return
-        line = _json(record) + "\n"
-        with self.log_lock:
-            if not self.log_file.closed:
-                self.log_file.write(line)
-                self.log_file.flush()
-
-    def drain(self, timeout: float = 2.0) -> None:
-        """Wait for exchanges in flight (not idle keep-alive connections) so their lines are logged."""
-        deadline = time.monotonic() + timeout
-        with self._idle:
-            while self._active > 0 and time.monotonic() < deadline:
-                self._idle.wait(deadline - time.monotonic())
-
-    def server_close(self) -> None:
-        super().server_close()
-        self.drain()
-        with self.log_lock:
-            if self.log_file is not None and not self.log_file.closed:
-                self.log_file.close()
 
 
 def make_server(port: int, log_path=None, clock=None, seed: int = 7) -> GatewayServer:

@@ -66,10 +66,13 @@ import time
 import traceback
 import zlib
 from datetime import datetime, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
 from urllib.parse import urlsplit
 
-HOST = "127.0.0.1"
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script or loaded by file path
+from serving import HOST, LoggingServer  # noqa: E402
+
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 MODES = ("strict-converter", "to-chat")
 KINDS = ("strict added", "strict changed", "required changed", "key dropped", "model renamed", "protocol converted",
@@ -528,17 +531,14 @@ def chat_json_to_responses(obj: dict, tools: list) -> dict:
 
 # --- server ---------------------------------------------------------------------------------------------
 
-class RewriterServer(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
+class RewriterServer(LoggingServer):
     def __init__(self, port: int, upstream: str, mode: str = "strict-converter", log_path=None, model_map=None):
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
         url = urlsplit(upstream)
         if url.scheme != "http" or url.hostname not in LOOPBACK:
             raise ValueError(f"upstream must be http://127.0.0.1:<port>[/prefix], not {upstream!r}")
-        super().__init__((HOST, port), RewriterHandler)
+        super().__init__(port, RewriterHandler, log_path)
         self.mode = mode
         self.upstream_host = url.hostname
         self.upstream_port = url.port or 80
@@ -546,45 +546,14 @@ class RewriterServer(ThreadingHTTPServer):
         self.model_map = dict(MODEL_MAP if model_map is None else model_map)
         self.lock = threading.Lock()
         self.count = 0
-        self.log_file = open(log_path, "a", encoding="utf-8") if log_path else None
-        self._active = 0
-        self._idle = threading.Condition()
 
     def next_id(self) -> str:
         with self.lock:
             self.count += 1
             return f"rw-{self.count:04d}"
 
-    def write_log(self, record: dict) -> None:
-        if self.log_file is None:
-            return
-        with self.lock:
-            if not self.log_file.closed:
-                self.log_file.write(_json(record) + "\n")
-                self.log_file.flush()
-
     def begin(self) -> None:
-        with self._idle:
-            self._active += 1
-
-    def end(self) -> None:
-        with self._idle:
-            self._active -= 1
-            self._idle.notify_all()
-
-    def drain(self, timeout: float = 5.0) -> None:
-        """Wait for requests in flight, so their log lines are written (a line follows its response)."""
-        deadline = time.monotonic() + timeout
-        with self._idle:
-            while self._active > 0 and time.monotonic() < deadline:
-                self._idle.wait(deadline - time.monotonic())
-
-    def server_close(self) -> None:
-        super().server_close()
-        self.drain()
-        with self.lock:
-            if self.log_file is not None and not self.log_file.closed:
-                self.log_file.close()
+        self.exchange_started()
 
 
 def make_server(port: int, upstream: str, mode: str = "strict-converter", log_path=None,

@@ -25,8 +25,7 @@ sys.path.insert(0, str(LAB))
 
 import busy  # noqa: E402
 import dsh_session  # noqa: E402
-from scenarios import (BACK_PORT, BY_NAME, FRONT_PORT, GATEWAY_PORT, PROXY_PORT, REWRITER_PORT,  # noqa: E402
-                       SCENARIOS)
+from scenarios import BACK_PORT, BY_NAME, FRONT_PORT, GATEWAY_PORT, PROXY_PORT, REWRITER_PORT  # noqa: E402
 
 MITMDUMP = LAB / ".venv-mitm" / "bin" / "mitmdump"
 CLIENT = LAB / "client" / "run.mjs"

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pandas as pd
-import pytest
 
 import toolkit
 from conftest import FIXTURES, REPO

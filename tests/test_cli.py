@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import pandas as pd
-import pytest
 from jsonschema import Draft202012Validator
 
 from conftest import REPO

@@ -9,7 +9,7 @@ import pytest
 import zstandard
 
 import toolkit
-from conftest import DSH_SESSIONS, FIXTURES
+from conftest import FIXTURES
 from toolkit import CaptureError
 from toolkit.sources.detect import detect
 

@@ -16,8 +16,6 @@ import pandas as pd
 from . import hops
 from .capture import Capture, load_captures
 from .config import Settings, load_settings
-from .knowledge import pi_ai
-from .knowledge.dsh_runtime import ESCALATION_TARGETS  # noqa: F401 (the escalation fields' vocabulary)
 
 QUESTIONS = ("who defined the field", "who changed the schema", "who interpreted strict",
              "who declared the model's capability", "who finally validated the parameters",
@@ -328,4 +326,3 @@ def _image_rows(ev: _Evidence, model: str) -> list[dict]:
 
 
 __all__ = ["COLUMNS", "QUESTIONS", "table"]
-_ = pi_ai  # the strict defaults the answers cite live in knowledge.pi_ai

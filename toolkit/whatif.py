@@ -44,7 +44,7 @@ def _same_mode(tool, args, mode, dsh, schema):
 
 def _strip(tool, args, mode, dsh, schema):
     """The community plugins' ``tools/pre-execute`` hook (dsh.md §10, zzstar101/dsh-sandbox-noop-escalation)."""
-    perm, just = args.get("sandbox_permissions"), args.get("justification")
+    perm = args.get("sandbox_permissions")
     strip = False
     if "sandbox_permissions" in args and perm in (None, "", "use_default"):
         strip = True

@@ -1,0 +1,59 @@
+"""What the lab's stdlib servers share (the stub gateway and the rewriting proxy): a threading HTTP
+server on 127.0.0.1 that writes one JSON log line per exchange, after its response is sent, and can
+wait for the exchanges in flight so that every line is on disk before anyone reads the log."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import ThreadingHTTPServer
+
+HOST = "127.0.0.1"
+
+
+def dumps(obj) -> str:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+class LoggingServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, port: int, handler, log_path=None):
+        super().__init__((HOST, port), handler)
+        self.log_lock = threading.Lock()
+        self.log_file = open(log_path, "a", encoding="utf-8") if log_path else None
+        self._active = 0
+        self._idle = threading.Condition()
+
+    def exchange_started(self) -> None:
+        with self._idle:
+            self._active += 1
+
+    def end(self) -> None:
+        with self._idle:
+            self._active -= 1
+            self._idle.notify_all()
+
+    def write_log(self, record: dict) -> None:
+        if self.log_file is None:
+            return
+        line = dumps(record) + "\n"
+        with self.log_lock:
+            if not self.log_file.closed:
+                self.log_file.write(line)
+                self.log_file.flush()
+
+    def drain(self, timeout: float = 5.0) -> None:
+        """Wait for exchanges in flight (not idle keep-alive connections) so their lines are logged."""
+        deadline = time.monotonic() + timeout
+        with self._idle:
+            while self._active > 0 and time.monotonic() < deadline:
+                self._idle.wait(deadline - time.monotonic())
+
+    def server_close(self) -> None:
+        super().server_close()
+        self.drain()
+        with self.log_lock:
+            if self.log_file is not None and not self.log_file.closed:
+                self.log_file.close()

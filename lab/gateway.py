@@ -78,7 +78,6 @@ import argparse
 import gzip
 import json
 import random
-import signal
 import sys
 import threading
 import time
@@ -885,19 +884,7 @@ def main(argv=None) -> int:
             parse_iso(args.clock)
         except ValueError:
             parser.error(f"--clock {args.clock!r} is not ISO 8601")
-    server = make_server(args.port, log_path=args.log, clock=args.clock, seed=args.seed)
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
-    thread.start()
-    print(f"listening on {HOST}:{server.server_port}", flush=True)
-    while not stop.wait(0.2):
-        pass
-    server.shutdown()
-    server.server_close()  # waits for exchanges in flight, then closes the log
-    thread.join(timeout=2)
-    return 0
+    return make_server(args.port, log_path=args.log, clock=args.clock, seed=args.seed).serve_until_signalled()
 
 
 if __name__ == "__main__":

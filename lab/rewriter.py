@@ -59,7 +59,6 @@ import gzip
 import http.client
 import json
 import re
-import signal
 import sys
 import threading
 import time
@@ -71,7 +70,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script or loaded by file path
-from serving import HOST, LoggingServer  # noqa: E402
+from serving import LoggingServer  # noqa: E402
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 MODES = ("strict-converter", "to-chat")
@@ -768,18 +767,7 @@ def main(argv=None) -> int:
                              model_map=_model_map(args.map_model))
     except ValueError as exc:
         ap.error(str(exc))
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
-    thread.start()
-    print(f"listening on {HOST}:{server.server_port}", flush=True)
-    while not stop.wait(0.2):
-        pass
-    server.shutdown()
-    server.server_close()
-    thread.join(timeout=2)
-    return 0
+    return server.serve_until_signalled()
 
 
 if __name__ == "__main__":

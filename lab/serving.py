@@ -51,6 +51,23 @@ class LoggingServer(ThreadingHTTPServer):
             while self._active > 0 and time.monotonic() < deadline:
                 self._idle.wait(deadline - time.monotonic())
 
+    def serve_until_signalled(self) -> int:
+        """Serve until SIGTERM or SIGINT, announcing the port on stdout; then close cleanly (log flushed)."""
+        import signal
+
+        stop = threading.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, lambda *_: stop.set())
+        thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
+        thread.start()
+        print(f"listening on {HOST}:{self.server_port}", flush=True)
+        while not stop.wait(0.2):
+            pass
+        self.shutdown()
+        self.server_close()  # waits for exchanges in flight, then closes the log
+        thread.join(timeout=2)
+        return 0
+
     def server_close(self) -> None:
         super().server_close()
         self.drain()

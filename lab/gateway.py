@@ -88,7 +88,7 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script or loaded by file path
-from serving import HOST, LoggingServer  # noqa: E402
+from serving import HOST, LoggingServer, read_body  # noqa: E402
 
 
 BEHAVIOURS = ("passthrough", "absent-is-strict", "force-strict", "no-images", "rate-limit",
@@ -638,20 +638,7 @@ class GatewayHandler(BaseHTTPRequestHandler):
             srv.end()
 
     def _read_body(self) -> bytes:
-        if self.headers.get("transfer-encoding", "").lower() == "chunked":
-            data = bytearray()
-            while True:
-                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
-                if size == 0:
-                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
-                        pass
-                    break
-                data += self.rfile.read(size)
-                self.rfile.readline()
-            raw = bytes(data)
-        else:
-            length = int(self.headers.get("content-length") or 0)
-            raw = self.rfile.read(length) if length > 0 else b""
+        raw = read_body(self)
         coding = self.headers.get("content-encoding", "").lower().strip()
         if coding == "gzip":
             raw = gzip.decompress(raw)

@@ -70,7 +70,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script or loaded by file path
-from serving import LoggingServer  # noqa: E402
+from serving import LoggingServer, read_body  # noqa: E402
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 MODES = ("strict-converter", "to-chat")
@@ -579,18 +579,7 @@ class RewriterHandler(BaseHTTPRequestHandler):
     do_POST = do_PUT = do_DELETE = do_PATCH = do_GET
 
     def _read_body(self) -> bytes:
-        if self.headers.get("transfer-encoding", "").lower() == "chunked":
-            data = bytearray()
-            while True:
-                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
-                if size == 0:
-                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
-                        pass
-                    return bytes(data)
-                data += self.rfile.read(size)
-                self.rfile.readline()
-        length = int(self.headers.get("content-length") or 0)
-        return self.rfile.read(length) if length > 0 else b""
+        return read_body(self)
 
     def _handle(self):
         srv: RewriterServer = self.server

@@ -15,6 +15,22 @@ def dumps(obj) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
 
+def read_body(handler) -> bytes:
+    """A request body as sent: de-chunked when ``Transfer-Encoding: chunked``, else ``Content-Length`` bytes."""
+    if handler.headers.get("transfer-encoding", "").lower() == "chunked":
+        data = bytearray()
+        while True:
+            size = int(handler.rfile.readline().split(b";")[0].strip() or b"0", 16)
+            if size == 0:
+                while handler.rfile.readline() not in (b"\r\n", b"\n", b""):
+                    pass
+                return bytes(data)
+            data += handler.rfile.read(size)
+            handler.rfile.readline()
+    length = int(handler.headers.get("content-length") or 0)
+    return handler.rfile.read(length) if length > 0 else b""
+
+
 class LoggingServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True

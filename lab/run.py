@@ -64,47 +64,41 @@ def _stop(proc: subprocess.Popen, sig=signal.SIGINT, timeout: float = 20.0) -> N
             proc.wait()
 
 
+def _service(cmd: list[str], port: int, what: str, *, sig=signal.SIGTERM, env=None):
+    """Start a lab process that listens on ``port``, wait until it does, and stop it on the way out."""
+    _port_free(port)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, env=env)
+    try:
+        _wait_port(port, proc, what)
+        yield
+    finally:
+        _stop(proc, sig)
+
+
 @contextmanager
 def gateway(log_path: Path, *, clock: str | None = None, seed: int = 7):
-    _port_free(GATEWAY_PORT)
     cmd = [sys.executable, str(LAB / "gateway.py"), "--port", str(GATEWAY_PORT), "--log", str(log_path), "--seed", str(seed)]
     if clock:
         cmd += ["--clock", clock]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
-    try:
-        _wait_port(GATEWAY_PORT, proc, "the stub gateway")
-        yield
-    finally:
-        _stop(proc, signal.SIGTERM)
+    yield from _service(cmd, GATEWAY_PORT, "the stub gateway")
 
 
 @contextmanager
 def recorder(flows: Path, har: Path, *, port: int = PROXY_PORT, upstream: int = GATEWAY_PORT):
-    _port_free(port)
     cmd = [str(MITMDUMP), "--quiet", "--mode", f"reverse:http://127.0.0.1:{upstream}",
            "--listen-host", "127.0.0.1", "--listen-port", str(port),
            "-s", str(LAB / "mitm_addon.py"), "-w", str(flows), "--set", f"hardump={har}"]
     env = {**os.environ, "MITMPROXY_CONFDIR": str(WORK / "mitmproxy")}
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL)
-    try:
-        _wait_port(port, proc, f"mitmdump on {port}")
-        yield
-    finally:
-        _stop(proc)  # SIGINT: mitmdump writes the HAR on exit
+    # SIGINT: mitmdump writes the HAR on exit
+    yield from _service(cmd, port, f"mitmdump on {port}", sig=signal.SIGINT, env=env)
 
 
 @contextmanager
 def rewriter(log_path: Path, mode: str):
     """lab/rewriter.py on REWRITER_PORT, forwarding to the back recorder."""
-    _port_free(REWRITER_PORT)
     cmd = [sys.executable, str(LAB / "rewriter.py"), "--port", str(REWRITER_PORT),
            "--upstream", f"http://127.0.0.1:{BACK_PORT}", "--log", str(log_path), "--mode", mode]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
-    try:
-        _wait_port(REWRITER_PORT, proc, "the rewriter")
-        yield
-    finally:
-        _stop(proc, signal.SIGTERM)
+    yield from _service(cmd, REWRITER_PORT, "the rewriter")
 
 
 def run_client(spec: dict, out: Path) -> dict:

@@ -182,24 +182,19 @@ def compare_views(left: dict, right: dict) -> dict:
     per: dict[str, list[str]] = {}
     for p in names:
         changes = []
-        if p not in lp:
-            out["properties_added"].append(p)
-            changes.append("property added")
-        elif p not in rp:
-            out["properties_removed"].append(p)
-            changes.append("property removed")
-        if p in rreq and p not in lreq:
-            out["required_added"].append(p)
-            changes.append("required added")
-        elif p in lreq and p not in rreq:
-            out["required_removed"].append(p)
-            changes.append("required removed")
-        if p in rnull and p not in lnull:
-            out["became_nullable"].append(p)
-            changes.append("became nullable")
-        elif p in lnull and p not in rnull:
-            out["no_longer_nullable"].append(p)
-            changes.append("no longer nullable")
+        # (left set, right set, key and label when gained, key and label when lost)
+        for left_set, right_set, gained, lost in (
+                (lp, rp, ("properties_added", "property added"), ("properties_removed", "property removed")),
+                (lreq, rreq, ("required_added", "required added"), ("required_removed", "required removed")),
+                (lnull, rnull, ("became_nullable", "became nullable"), ("no_longer_nullable", "no longer nullable"))):
+            if p in right_set and p not in left_set:
+                key, label = gained
+            elif p in left_set and p not in right_set:
+                key, label = lost
+            else:
+                continue
+            out[key].append(p)
+            changes.append(label)
         if changes:
             per[p] = changes
     out["properties"] = per

@@ -71,6 +71,7 @@ from urllib.parse import urlsplit
 from ..errors import CaptureError
 from ..wire import encodings
 from ..wire.http import decode_exchange
+from ..wire.json_text import json_kind
 from ..wire.records import Decoded, EntryCount, Exchange, Header, Issue, Problem
 
 _BOM = b"\xef\xbb\xbf"
@@ -217,7 +218,7 @@ class _Entry:
 def _entry_record(obj: Any, source: str, line_no: int) -> Decoded | Problem:
     location = f"line {line_no}"
     if not isinstance(obj, dict):
-        msg = f"line {line_no}: a JSON {_json_kind(obj)}, not an object holding a request"
+        msg = f"line {line_no}: a JSON {json_kind(obj)}, not an object holding a request"
         return Problem(source, location, "unknown-shape", msg)
     if isinstance(obj.get("request"), dict):
         shape = _canonical
@@ -235,12 +236,6 @@ def _entry_record(obj: Any, source: str, line_no: int) -> Decoded | Problem:
     except Exception as exc:  # a bug here must not cost the rest of the file
         msg = f"line {line_no}: reading the entry failed ({type(exc).__name__}: {exc})"
         return Problem(source, location, "decode-error", msg)
-
-
-def _json_kind(obj: Any) -> str:
-    if obj is None:
-        return "null"
-    return {list: "array", str: "string", bool: "boolean", dict: "object"}.get(type(obj), "number")
 
 
 def _decode(entry: _Entry, source: str, line_no: int) -> Decoded:
@@ -312,7 +307,7 @@ def _canonical(obj: dict) -> _Entry:
             resp, e.response_headers, "response", e.issues)
         fidelities.append(resp_fid)
     elif resp is not None:
-        e.issues.append(Issue("bad-response", f"response is a JSON {_json_kind(resp)}, not an object"))
+        e.issues.append(Issue("bad-response", f"response is a JSON {json_kind(resp)}, not an object"))
     known = [f for f in fidelities if f]
     # The weaker of the two bodies describes the entry.
     e.fidelity = "json" if "json" in known else (known[0] if known else None)
@@ -522,7 +517,7 @@ def _headers(value: Any, direction: str, issues: list[Issue]) -> list[tuple[str,
             else:
                 issues.append(Issue("bad-header", f"{direction} header entry {str(item)[:80]!r} skipped"))
         return out
-    issues.append(Issue("bad-header", f"{direction} headers are a JSON {_json_kind(value)}; ignored"))
+    issues.append(Issue("bad-header", f"{direction} headers are a JSON {json_kind(value)}; ignored"))
     return []
 
 

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+from .json_text import json_kind, parse_arguments
 from .records import Call, Decoded, Event, Exchange, Issue, Problem, Tool, ToolResult
 from .schemas import strict_state
 
@@ -71,25 +72,6 @@ class SessionHeaderError(ValueError):
 
 # ---------------------------------------------------------------------------------------------
 # Pure helpers
-
-
-def parse_arguments(raw: Any) -> tuple[dict | None, str | None]:
-    """Tool-call arguments as the model emitted them → ``(object, None)`` or ``(None, why not)``."""
-    if isinstance(raw, dict):
-        return raw, None
-    if raw is None:
-        return None, "no arguments"
-    if not isinstance(raw, str):
-        return None, f"arguments are a {type(raw).__name__}, not a JSON string"
-    if not raw.strip():
-        return None, "empty arguments string"
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        return None, f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-    if not isinstance(value, dict):
-        return None, f"arguments are a JSON {_json_kind(value)}, not an object"
-    return value, None
 
 
 def expand_packed(
@@ -232,7 +214,7 @@ class SessionDecoder:
             if isinstance(obj, dict) and "type" in obj:
                 what = f"a {obj.get('type')!r} record"
             else:
-                what = f"a JSON {_json_kind(obj)} without type"
+                what = f"a JSON {json_kind(obj)} without type"
             raise SessionHeaderError(f"not a DSH session log: line {line} is {what}, not a session header")
         return self.feed(obj, line)
 
@@ -246,7 +228,7 @@ class SessionDecoder:
     def feed(self, obj: Any, line: int) -> list[Record]:
         """One parsed line."""
         if not isinstance(obj, dict):
-            return [self._bad_line(line, f"a JSON {_json_kind(obj)}, not an object")]
+            return [self._bad_line(line, f"a JSON {json_kind(obj)}, not an object")]
         kind = obj.get("type")
         if not isinstance(kind, str) or not kind:
             return [self._bad_line(line, "a JSON object without a string \"type\"")]
@@ -429,7 +411,7 @@ class SessionDecoder:
         member = 0
         for item in stream:
             if not isinstance(item, dict):
-                st.issues.append(Issue("stream", f"line {line}: embedded stream item is a JSON {_json_kind(item)}"))
+                st.issues.append(Issue("stream", f"line {line}: embedded stream item is a JSON {json_kind(item)}"))
                 continue
             itype = item.get("type")
             if itype in PACKED_TYPES:
@@ -483,7 +465,7 @@ class SessionDecoder:
                 "tool-names-only", f"request/header at line {line} lists tool names without their schemas"))
         elif tools is not None and not isinstance(tools, list):
             self._pending_issues.append(Issue(
-                "tools", f"request/header at line {line} has tools as a JSON {_json_kind(tools)}"))
+                "tools", f"request/header at line {line} has tools as a JSON {json_kind(tools)}"))
 
     # -- output ----------------------------------------------------------------------------------
 
@@ -613,7 +595,7 @@ class SessionDecoder:
 
 
 def _call(call_id: Any, name: Any, raw: Any, *, complete: bool) -> Call:
-    arguments, error = parse_arguments(raw)
+    arguments, error = (raw, None) if isinstance(raw, dict) else parse_arguments(raw)
     if isinstance(raw, str) or raw is None:
         raw_text = raw
     else:
@@ -637,22 +619,6 @@ def _parse_line(raw: bytes | str, *, first: bool = False) -> tuple[Any, str | No
         return None, f"invalid JSON: {exc.msg} at column {exc.colno}"
     except RecursionError:
         return None, "invalid JSON: nested too deeply"
-
-
-def _json_kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
 
 
 def _is_int(v: Any) -> bool:

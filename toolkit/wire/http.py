@@ -11,7 +11,7 @@ from typing import Any
 from . import chat, responses
 from .envelopes import decode_error_body
 from .records import Decoded, Exchange, Issue
-from .sse import describe_json_error
+from .json_text import describe_json_error
 
 _SSE_STARTS = ("event:", "data:", ":", "id:", "retry:")
 _MODULES = {"responses": responses, "chat": chat}

@@ -1,18 +1,18 @@
 """OpenAI Responses API: request → tools and input parts; body or SSE stream → calls, terminal, usage.
 
-Also holds the pieces Chat Completions shares (result types, content parts, argument parsing), so
+Also holds the pieces Chat Completions shares (result types, content parts, finished calls), so
 each fact (a placeholder string, a data-URL rule) is written once.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from .envelopes import error_fields
+from .json_text import parse_arguments
 from .records import Call, InputPart, Issue, Tool
 from .schemas import strict_state
-from .sse import decode_events, describe_json_error, parse_json_events
+from .sse import decode_events, parse_json_events
 
 # pi-ai downgradeUnsupportedImages (src/api/transform-messages.ts:62), see reference pi-ai.md §7.
 IMAGE_PLACEHOLDERS = (
@@ -122,21 +122,6 @@ def text_part(item_index: int, part_index: int, role: str | None, item_type: str
               text: str, **kw: Any) -> InputPart:
     return InputPart(item_index, part_index, role, item_type, part_type, text=text,
                      image_dropped=has_placeholder(text), **kw)
-
-
-def parse_arguments(raw: Any) -> tuple[dict | None, str | None]:
-    """Arguments JSON string → ``(dict, None)`` or ``(None, why not)``."""
-    if not isinstance(raw, str):
-        return None, "no arguments string"
-    if not raw.strip():
-        return None, "empty arguments string"
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError as e:
-        return None, describe_json_error(e)
-    if not isinstance(value, dict):
-        return None, f"arguments are JSON {type(value).__name__}, not an object"
-    return value, None
 
 
 def finished_call(call_id: Any, item_id: Any, name: Any, raw: Any) -> Call:

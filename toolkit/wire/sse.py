@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
+from .json_text import describe_json_error
+
 _BOM = b"\xef\xbb\xbf"
 _EOL = re.compile(rb"[\r\n]")
 DONE_PREFIX = "[DONE]"  # openai-python _streaming.py: `if sse.data.startswith("[DONE]")`
@@ -152,11 +154,6 @@ def _decode_lf_body(data: bytes) -> list[SSEEvent]:
     dec._buf = bytearray(rest)
     dec._base = offset
     return out + dec.close()
-
-
-def describe_json_error(e: json.JSONDecodeError) -> str:
-    """One wording for bad JSON everywhere: 'invalid JSON at char 17: Expecting ',' delimiter'."""
-    return f"invalid JSON at char {e.pos}: {e.msg}"
 
 
 def parse_json_events(events: Iterable[SSEEvent]) -> Iterator[tuple[int, dict | None, str | None]]:

@@ -75,20 +75,18 @@ log is reproducible for a given request sequence.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import random
 import sys
 import threading
 import time
 import traceback
-import zlib
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script or loaded by file path
-from serving import HOST, LoggingServer, read_body  # noqa: E402
+from serving import HOST, LoggingServer, decode_content, dumps, read_body  # noqa: E402
 
 
 BEHAVIOURS = ("passthrough", "absent-is-strict", "force-strict", "no-images", "rate-limit",
@@ -432,10 +430,6 @@ def _refusals_this_turn(items: list[dict]) -> int:
 
 # --- wire builders ------------------------------------------------------------------------------
 
-def _json(obj) -> str:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
-
-
 def _pieces(text: str) -> list[str]:
     return [text[i:i + PIECE] for i in range(0, len(text), PIECE)] or [""]
 
@@ -445,8 +439,8 @@ def envelope(message: str, etype: str, code: str | None, param: str | None = Non
 
 
 def usage_responses(request: dict, output: list) -> dict:
-    i = len(_json(request)) // 4
-    o = max(1, len(_json(output)) // 4)
+    i = len(dumps(request)) // 4
+    o = max(1, len(dumps(output)) // 4)
     return {"input_tokens": i, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": o,
             "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": i + o}
 
@@ -463,7 +457,7 @@ class ResponsesWriter:
         self.frames.append((etype, payload))
 
     def snapshot(self, **changes) -> dict:
-        return json.loads(_json({**self.response, **changes}))
+        return json.loads(dumps({**self.response, **changes}))
 
     def start(self) -> None:
         self.emit("response.created", response=self.snapshot(status="in_progress", output=[], usage=None))
@@ -502,7 +496,7 @@ class ResponsesWriter:
         return False
 
     def sse(self) -> list[str]:
-        return [f"event: {etype}\ndata: {_json(payload)}\n\n" for etype, payload in self.frames]
+        return [f"event: {etype}\ndata: {dumps(payload)}\n\n" for etype, payload in self.frames]
 
 
 def chat_chunk(base: dict, delta: dict | None, finish=None, **extra) -> dict:
@@ -606,7 +600,7 @@ class GatewayHandler(BaseHTTPRequestHandler):
         request_body = None
         try:
             try:
-                raw = self._read_body()
+                raw = decode_content(read_body(self), self.headers.get("content-encoding"))
             except (ValueError, OSError, EOFError) as exc:  # bad framing or Content-Encoding
                 self.close_connection = True
                 return self._error(ex, 400, "bad-request", f"We could not read the body of your request: {exc}",
@@ -620,7 +614,7 @@ class GatewayHandler(BaseHTTPRequestHandler):
             self.close_connection = True
             if ex.status is None:
                 try:
-                    self._send_json(ex, 500, envelope(SERVER_ERROR_MESSAGE, "server_error", "server_error"))
+                    self._senddumps(ex, 500, envelope(SERVER_ERROR_MESSAGE, "server_error", "server_error"))
                     ex.gateway["outcome"] = "server-error"
                 except OSError:
                     pass
@@ -637,15 +631,6 @@ class GatewayHandler(BaseHTTPRequestHandler):
             })
             srv.end()
 
-    def _read_body(self) -> bytes:
-        raw = read_body(self)
-        coding = self.headers.get("content-encoding", "").lower().strip()
-        if coding == "gzip":
-            raw = gzip.decompress(raw)
-        elif coding == "deflate":
-            raw = zlib.decompress(raw)
-        return raw
-
     @staticmethod
     def _body_for_log(raw: bytes):
         if not raw:
@@ -656,8 +641,8 @@ class GatewayHandler(BaseHTTPRequestHandler):
         except ValueError:
             return text
 
-    def _send_json(self, ex: _Exchange, status: int, obj: dict, headers: dict | None = None) -> None:
-        data = _json(obj).encode("utf-8")
+    def _senddumps(self, ex: _Exchange, status: int, obj: dict, headers: dict | None = None) -> None:
+        data = dumps(obj).encode("utf-8")
         hdrs = {"content-type": "application/json", "content-length": str(len(data)), **(headers or {})}
         self._start(ex, status, hdrs)
         self.wfile.write(data)
@@ -692,7 +677,7 @@ class GatewayHandler(BaseHTTPRequestHandler):
     def _error(self, ex: _Exchange, status: int, outcome: str, message: str, etype: str, code, param=None,
                headers=None) -> None:
         ex.gateway["outcome"] = outcome
-        self._send_json(ex, status, envelope(message, etype, code, param), headers)
+        self._senddumps(ex, status, envelope(message, etype, code, param), headers)
 
     # -- routing --
 
@@ -711,7 +696,7 @@ class GatewayHandler(BaseHTTPRequestHandler):
         if method == "GET" and rest.rstrip("/") == "v1/models":
             ex.gateway["outcome"] = "ok"
             data = [{"id": m, "object": "model", "created": int(started), "owned_by": "incident-lab"} for m in PERSONAS]
-            return self._send_json(ex, 200, {"object": "list", "data": data})
+            return self._senddumps(ex, 200, {"object": "list", "data": data})
         if api is None or method != "POST":
             return self._error(ex, 404, "not-found", f"Invalid URL ({method} {self.path})",
                                "invalid_request_error", "unknown_url")
@@ -769,7 +754,7 @@ class GatewayHandler(BaseHTTPRequestHandler):
         if outcome == "failed":
             failed = w.snapshot(status="failed", error=FAILED_ERROR)
             if not stream:
-                return self._send_json(ex, 200, failed)
+                return self._senddumps(ex, 200, failed)
             w.start()
             w.emit("response.failed", response=failed)
             return self._send_stream(ex, w.sse())
@@ -777,8 +762,8 @@ class GatewayHandler(BaseHTTPRequestHandler):
         final = w.snapshot(status="completed", output=[item], usage=usage_responses(body, [item]))
         if not stream:
             if outcome == "cut":
-                return self._send_cut_json(ex, final)
-            return self._send_json(ex, 200, final)
+                return self._send_cutdumps(ex, final)
+            return self._senddumps(ex, 200, final)
         w.start()
         if w.item(0, item, cut_after_deltas=2 if outcome == "cut" else None):
             return self._send_stream(ex, w.sse())
@@ -790,13 +775,13 @@ class GatewayHandler(BaseHTTPRequestHandler):
         if reply["type"] == "call":
             n = srv.next_id("call")
             return {"id": f"fc_{n:04d}", "type": "function_call", "status": "completed",
-                    "arguments": _json(reply["arguments"]), "call_id": f"call_{n:04d}", "name": reply["name"]}
+                    "arguments": dumps(reply["arguments"]), "call_id": f"call_{n:04d}", "name": reply["name"]}
         return {"id": f"msg_{srv.next_id('msg'):04d}", "type": "message", "role": "assistant", "status": "completed",
                 "content": [{"type": "output_text", "text": reply["text"], "annotations": []}]}
 
-    def _send_cut_json(self, ex: _Exchange, obj: dict) -> None:
+    def _send_cutdumps(self, ex: _Exchange, obj: dict) -> None:
         """A JSON body cut in half: the declared length is never reached and the connection closes."""
-        data = _json(obj).encode("utf-8")
+        data = dumps(obj).encode("utf-8")
         self.close_connection = True
         self._start(ex, 200, {"content-type": "application/json", "content-length": str(len(data))})
         part = data[: len(data) // 2]
@@ -817,9 +802,9 @@ class GatewayHandler(BaseHTTPRequestHandler):
         if reply["type"] == "call":
             n = srv.next_id("call")
             call = {"id": f"call_{n:04d}", "type": "function", "function": {
-                "name": reply["name"], "arguments": _json(reply["arguments"])}}
-        prompt = len(_json(body)) // 4
-        completion = max(1, len(_json(call if call else reply["text"])) // 4)
+                "name": reply["name"], "arguments": dumps(reply["arguments"])}}
+        prompt = len(dumps(body)) // 4
+        completion = max(1, len(dumps(call if call else reply["text"])) // 4)
         usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
         finish = "tool_calls" if call else "stop"
         if not stream:
@@ -827,12 +812,12 @@ class GatewayHandler(BaseHTTPRequestHandler):
             if call:
                 message["tool_calls"] = [call]
             obj = {**base, "choices": [{"index": 0, "message": message, "finish_reason": finish}], "usage": usage}
-            return self._send_cut_json(ex, obj) if outcome == "cut" else self._send_json(ex, 200, obj)
+            return self._send_cutdumps(ex, obj) if outcome == "cut" else self._senddumps(ex, 200, obj)
         chunks: list[dict] = []
         if outcome == "failed":
             chunks.append(chat_chunk(base, {"role": "assistant", "content": ""}))
-            frames = [f"data: {_json(c)}\n\n" for c in chunks]
-            frames.append(f"data: {_json(envelope(FAILED_ERROR['message'], 'server_error', 'server_error'))}\n\n")
+            frames = [f"data: {dumps(c)}\n\n" for c in chunks]
+            frames.append(f"data: {dumps(envelope(FAILED_ERROR['message'], 'server_error', 'server_error'))}\n\n")
             return self._send_stream(ex, frames)
         cut = outcome == "cut"
         if call:
@@ -847,12 +832,12 @@ class GatewayHandler(BaseHTTPRequestHandler):
             pieces = _pieces(reply["text"])
             for piece in pieces[:2] if cut else pieces:
                 chunks.append(chat_chunk(base, {"content": piece}))
-        frames = [f"data: {_json(c)}\n\n" for c in chunks]
+        frames = [f"data: {dumps(c)}\n\n" for c in chunks]
         if not cut:
-            frames.append(f"data: {_json(chat_chunk(base, {}, finish))}\n\n")
+            frames.append(f"data: {dumps(chat_chunk(base, {}, finish))}\n\n")
             opts = body.get("stream_options")
             if isinstance(opts, dict) and opts.get("include_usage"):
-                frames.append(f"data: {_json(chat_chunk(base, None, usage=usage))}\n\n")
+                frames.append(f"data: {dumps(chat_chunk(base, None, usage=usage))}\n\n")
             frames.append("data: [DONE]\n\n")
         self._send_stream(ex, frames)
 

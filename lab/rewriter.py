@@ -55,7 +55,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import gzip
 import http.client
 import json
 import re
@@ -70,7 +69,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script or loaded by file path
-from serving import LoggingServer, read_body  # noqa: E402
+from serving import LoggingServer, decode_content, dumps, read_body  # noqa: E402
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 MODES = ("strict-converter", "to-chat")
@@ -86,10 +85,6 @@ TRANSPORT = {"host", "content-length"}
 SECRET = re.compile(r"authorization|api[-_]?key|cookie|token|secret|session|account-id", re.I)
 REDACTED = "<redacted>"
 UPSTREAM_TIMEOUT_S = 60
-
-
-def _json(obj) -> str:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
 
 def _now_iso() -> str:
@@ -408,10 +403,10 @@ class ChatToResponses:
     def _emit(self, etype: str, **fields) -> bytes:
         payload = {"type": etype, **fields, "sequence_number": self.seq}
         self.seq += 1
-        return f"event: {etype}\ndata: {_json(payload)}\n\n".encode("utf-8")
+        return f"event: {etype}\ndata: {dumps(payload)}\n\n".encode("utf-8")
 
     def _snapshot(self, **changes) -> dict:
-        return json.loads(_json({**self.response, **changes}))
+        return json.loads(dumps({**self.response, **changes}))
 
     def _start(self, chunk: dict) -> list[bytes]:
         self.response = {"id": f"resp_{chunk.get('id', 'chat')}", "object": "response",
@@ -617,7 +612,7 @@ class RewriterHandler(BaseHTTPRequestHandler):
                     record["path_out"] = chat_path(self.path)
                     convert = True
         headers = rewrite_headers(list(self.headers.items()), changes)
-        data = raw if body is None else _json(body).encode("utf-8")
+        data = raw if body is None else dumps(body).encode("utf-8")
         conn = http.client.HTTPConnection(srv.upstream_host, srv.upstream_port, timeout=UPSTREAM_TIMEOUT_S)
         try:
             conn.putrequest(self.command, srv.upstream_prefix + record["path_out"], skip_host=True,
@@ -646,7 +641,7 @@ class RewriterHandler(BaseHTTPRequestHandler):
                     obj = None
                 if isinstance(obj, dict):
                     return self._send_bytes(resp.status, [("content-type", "application/json")],
-                                            _json(chat_json_to_responses(obj, tools)).encode("utf-8"))
+                                            dumps(chat_json_to_responses(obj, tools)).encode("utf-8"))
                 return self._send_bytes(resp.status, [("content-type", ctype)], payload)
             self._relay(resp)
         except (OSError, http.client.HTTPException) as exc:
@@ -657,19 +652,13 @@ class RewriterHandler(BaseHTTPRequestHandler):
 
     @staticmethod
     def _read_all(resp) -> bytes:
-        data = resp.read()
-        coding = (resp.getheader("content-encoding") or "").lower()
-        if coding == "gzip":
-            data = gzip.decompress(data)
-        elif coding == "deflate":
-            data = zlib.decompress(data)
-        return data
+        return decode_content(resp.read(), resp.getheader("content-encoding"))
 
     def _bad_gateway(self, record: dict, exc: Exception) -> None:
         record["status"] = 502
         err = {"error": {"message": f"The upstream could not be reached: {exc}", "type": "server_error",
                          "param": None, "code": "bad_gateway"}}
-        self._send_bytes(502, [("content-type", "application/json")], _json(err).encode("utf-8"))
+        self._send_bytes(502, [("content-type", "application/json")], dumps(err).encode("utf-8"))
 
     def _send_bytes(self, status: int, headers: list, data: bytes) -> None:
         self.send_response(status)

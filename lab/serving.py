@@ -3,8 +3,10 @@ server on 127.0.0.1 that writes one JSON log line per exchange, after its respon
 wait for the exchanges in flight so that every line is on disk before anyone reads the log."""
 from __future__ import annotations
 
+import gzip
 import json
 import threading
+import zlib
 import time
 from http.server import ThreadingHTTPServer
 
@@ -13,6 +15,16 @@ HOST = "127.0.0.1"
 
 def dumps(obj) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def decode_content(data: bytes, coding: str | None) -> bytes:
+    """A body with its ``Content-Encoding`` (gzip or deflate) undone; other codings pass through."""
+    coding = (coding or "").lower().strip()
+    if coding == "gzip":
+        return gzip.decompress(data)
+    if coding == "deflate":
+        return zlib.decompress(data)
+    return data
 
 
 def read_body(handler) -> bytes:

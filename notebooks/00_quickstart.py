@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 import toolkit
-from toolkit.verify import verify
+from toolkit.analysis.verify import verify
 
 pd.set_option("display.max_colwidth", 200)
 DATA = Path("..") / "data"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from toolkit import load_settings
-from toolkit.config import suggest_fix
+from toolkit.layers.config import suggest_fix
 
 pd.set_option("display.max_colwidth", 160)
 CONFIGS = Path("..") / "data" / "configs"

@@ -15,8 +15,8 @@ import pandas as pd
 import toolkit
 from toolkit.knowledge.dsh_tools import BASH_DESCRIPTION, BASH_PARAMETERS
 from toolkit.knowledge.pi_ai_tools import convert_responses_tools
-from toolkit.serialization import compare, convert_tools, validate_arguments, variants
-from toolkit.widgets import StrictVariantComparer
+from toolkit.layers.serialization import compare, convert_tools, validate_arguments, variants
+from toolkit.present.widgets import StrictVariantComparer
 
 pd.set_option("display.max_colwidth", 200)
 DATA = Path("..") / "data"
@@ -44,7 +44,7 @@ pd.DataFrame({"before the fix": before.tools.groupby("name")["strict_state"].agg
 
 # %%
 pd.DataFrame([{"api": api, "compat.supportsStrictMode": str(c),
-               "strict sent": toolkit.serialization.strict_state(
+               "strict sent": toolkit.layers.serialization.strict_state(
                    convert_tools([bash], api=api, compat=None if c is None else {"supportsStrictMode": c})[0])}
               for api in ("openai-responses", "openai-codex-responses", "openai-completions")
               for c in (None, True, False)])
@@ -56,14 +56,14 @@ pd.DataFrame([{"api": api, "compat.supportsStrictMode": str(c),
 # Called directly, with no options, it does write `strict`:
 
 # %%
-toolkit.serialization.strict_state(convert_responses_tools([bash])[0])
+toolkit.layers.serialization.strict_state(convert_responses_tools([bash])[0])
 
 # %% [markdown]
 # But no provider calls it that way. The openai-responses provider passes its own resolved value, `false`
 # unless compat says otherwise, so the local default never applies, and the captures above agree:
 
 # %%
-toolkit.serialization.strict_state(convert_responses_tools([bash], {"supportsStrictMode": False})[0])
+toolkit.layers.serialization.strict_state(convert_responses_tools([bash], {"supportsStrictMode": False})[0])
 
 # %% [markdown]
 # ## What each variant forces the model to send

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 import toolkit
-from toolkit.capability import check
+from toolkit.layers.capability import check
 
 pd.set_option("display.max_colwidth", 140)
 DATA = Path("..") / "data"

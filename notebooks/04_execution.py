@@ -14,9 +14,9 @@ from pathlib import Path
 import pandas as pd
 
 import toolkit
-from toolkit.execution import check_call, replay
-from toolkit.whatif import prune_schema, whatif
-from toolkit.widgets import WhatIfExplorer
+from toolkit.layers.execution import check_call, replay
+from toolkit.analysis.whatif import prune_schema, whatif
+from toolkit.present.widgets import WhatIfExplorer
 
 pd.set_option("display.max_colwidth", 140)
 DATA = Path("..") / "data"

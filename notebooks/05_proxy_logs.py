@@ -14,9 +14,9 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 import toolkit
-from toolkit import plots
-from toolkit.triage import errors
-from toolkit.widgets import CaptureExplorer
+from toolkit.present import plots
+from toolkit.analysis.triage import errors
+from toolkit.present.widgets import CaptureExplorer
 
 pd.set_option("display.max_colwidth", 160)
 day = toolkit.load_capture(Path("..") / "data" / "busy-day" / "gateway.jsonl")

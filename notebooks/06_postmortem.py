@@ -16,13 +16,13 @@ import pandas as pd
 from IPython.display import HTML, Markdown, display
 
 import toolkit
-from toolkit import plots
-from toolkit.capability import check
-from toolkit.config import suggest_fix
-from toolkit.execution import replay
-from toolkit.triage import errors
-from toolkit.verify import verify
-from toolkit.whatif import whatif
+from toolkit.present import plots
+from toolkit.layers.capability import check
+from toolkit.layers.config import suggest_fix
+from toolkit.layers.execution import replay
+from toolkit.analysis.triage import errors
+from toolkit.analysis.verify import verify
+from toolkit.analysis.whatif import whatif
 
 pd.set_option("display.max_colwidth", 160)
 settings = toolkit.load_settings(SETTINGS, env={})
@@ -100,7 +100,7 @@ errors(capture)[["source", "kind", "message", "layer", "rule_id"]]
 # The six questions, answered from the evidence above; `settled` is false where it stops.
 
 # %%
-from toolkit.provenance import table
+from toolkit.analysis.provenance import table
 
 table(settings, captures=[c for c in CAPTURES if "session" not in c],
       sessions=[c for c in CAPTURES if "session" in c])[["field", "question", "answer", "actor", "settled"]]

@@ -16,8 +16,8 @@ from pathlib import Path
 import pandas as pd
 
 import toolkit
-from toolkit import hops
-from toolkit.provenance import table
+from toolkit.analysis import hops
+from toolkit.analysis.provenance import table
 
 pd.set_option("display.max_colwidth", 160)
 DATA = Path("..") / "data"

@@ -1,4 +1,6 @@
-"""Dependencies point downward: wire ← sources ← capture ← presentation."""
+"""Dependencies point downward only, package by package:
+knowledge ← wire ← sources ← capture ← layers ← analysis ← present."""
+
 from __future__ import annotations
 
 import ast
@@ -10,15 +12,13 @@ import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "toolkit"
 
-# module group -> the toolkit modules it may import
-ALLOWED = {
-    "wire": {"toolkit.wire"},
-    "knowledge": {"toolkit.knowledge"},
-    "sources": {"toolkit.wire", "toolkit.sources", "toolkit.errors"},
-}
-# the verification layers may use everything below them, never the presentation on top
-LAYERS = ("capture", "config", "capability")
-PRESENTATION = ("toolkit.cli", "toolkit.widgets", "toolkit.plots", "toolkit.report")
+# bottom to top; each package may import itself and every package before it
+ORDER = ("errors", "knowledge", "wire", "sources", "capture", "layers", "analysis", "present")
+ALLOWED = {name: {f"toolkit.{n}" for n in ORDER[: i + 1]} for i, name in enumerate(ORDER)}
+ALLOWED["knowledge"] = {"toolkit.knowledge"}  # facts stand alone: not even the error types
+ALLOWED["wire"] = {"toolkit.wire", "toolkit.knowledge"}
+PURE = ("knowledge", "wire")  # no pandas, no files, no network
+IMPURE = {"pandas", "socket", "requests", "httpx", "urllib.request", "http.client", "subprocess"}
 
 
 def _toolkit_imports(path: Path) -> set[str]:
@@ -38,27 +38,38 @@ def _toolkit_imports(path: Path) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("group", sorted(ALLOWED))
-def test_layers_import_only_downward(group):
+def _modules(group: str) -> list[Path]:
+    path = PKG / group
+    return sorted(path.rglob("*.py")) if path.is_dir() else [path.with_suffix(".py")]
+
+
+def test_every_module_belongs_to_a_package():
+    top = {p.stem for p in PKG.glob("*.py")} | {p.name for p in PKG.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert top - {"__init__"} == set(ORDER)
+
+
+@pytest.mark.parametrize("group", ORDER)
+def test_packages_import_only_downward(group):
     offenders = []
-    for path in sorted((PKG / group).glob("*.py")):
+    modules = _modules(group)
+    assert modules, group
+    for path in modules:
         for mod in _toolkit_imports(path):
             if not any(mod == a or mod.startswith(a + ".") for a in ALLOWED[group]):
-                offenders.append(f"{path.name} imports {mod}")
+                offenders.append(f"{path.relative_to(PKG)} imports {mod}")
     assert not offenders, offenders
 
 
-@pytest.mark.parametrize("layer", LAYERS)
-def test_layers_do_not_import_presentation(layer):
-    imports = _toolkit_imports(PKG / f"{layer}.py")
-    assert not [m for m in imports if m.startswith(PRESENTATION)], imports
-
-
-def test_wire_uses_no_pandas_and_no_files():
-    for path in (PKG / "wire").glob("*.py"):
-        text = path.read_text(encoding="utf-8")
-        assert "import pandas" not in text, path.name
-        assert "open(" not in text, f"{path.name} does file I/O"
+@pytest.mark.parametrize("group", PURE)
+def test_pure_packages_use_no_pandas_and_no_files(group):
+    for path in _modules(group):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        names |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+        banned = [m for m in names if m.split(".")[0] in IMPURE or m in IMPURE]
+        assert not banned, f"{path.name} imports {banned}"
+        calls = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+        assert "open" not in calls, f"{path.name} does file I/O"
 
 
 def test_import_toolkit_is_cheap():

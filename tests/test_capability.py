@@ -6,8 +6,8 @@ import json
 
 import toolkit
 from conftest import REPO
-from toolkit.capability import VERDICTS, check
-from toolkit.config import load_settings
+from toolkit.layers.capability import VERDICTS, check
+from toolkit.layers.config import load_settings
 
 DATA = REPO / "data"
 BEFORE = load_settings(DATA / "configs" / "settings.before.yaml", env={})

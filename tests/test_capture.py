@@ -10,7 +10,7 @@ import pandas as pd
 
 import toolkit
 from conftest import FIXTURES, REPO
-from toolkit import frames
+from toolkit.capture import frames
 from toolkit.capture import FRAME_NAMES, load_captures
 
 DATA = REPO / "data"
@@ -124,7 +124,7 @@ def test_no_secret_reaches_any_frame_unless_asked(tmp_path):
 
 
 def test_cli_summary_and_clean_errors(tmp_path):
-    exe = [sys.executable, "-m", "toolkit.cli"]
+    exe = [sys.executable, "-m", "toolkit.present.cli"]
     ok = subprocess.run(exe + ["summary", str(DATA)], capture_output=True, text=True, cwd=REPO)
     assert ok.returncode == 0, ok.stderr
     for p in bundled():

@@ -11,7 +11,7 @@ import pandas as pd
 from jsonschema import Draft202012Validator
 
 from conftest import REPO
-from toolkit.report import json_schema
+from toolkit.present.report import json_schema
 
 SNAPSHOT = REPO / "tests" / "snapshots" / "verify_before.md"
 BEFORE = ["--settings", "data/configs/settings.before.yaml", "--capture", "data/before-fix/capture.har",
@@ -23,7 +23,7 @@ AFTER = ["--settings", "data/configs/settings.after.yaml", "--capture", "data/af
 def run(*args: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("GATEWAY_API_KEY", "DSH_PERMISSION_MODE")}
     env.update(env_extra or {})
-    return subprocess.run([sys.executable, "-m", "toolkit.cli", *args], capture_output=True, text=True, cwd=REPO, env=env)
+    return subprocess.run([sys.executable, "-m", "toolkit.present.cli", *args], capture_output=True, text=True, cwd=REPO, env=env)
 
 
 def test_exit_codes():
@@ -69,7 +69,7 @@ def test_html_report_is_one_self_contained_file(tmp_path):
 
 
 def test_start_up_does_not_import_plotting_or_jupyter():
-    code = ("import sys, io, contextlib; from toolkit import cli\n"
+    code = ("import sys, io, contextlib; from toolkit.present import cli\n"
             "with contextlib.redirect_stdout(io.StringIO()): cli.main(['verify'] + sys.argv[1:])\n"
             "print(sorted(m for m in ('matplotlib', 'ipywidgets', 'IPython', 'jupyterlab') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code, *BEFORE], capture_output=True, text=True, cwd=REPO)

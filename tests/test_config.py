@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from toolkit.config import SettingsError, apply_fix, load_settings, suggest_fix
+from toolkit.layers.config import SettingsError, apply_fix, load_settings, suggest_fix
 
 CONFIGS = REPO / "data" / "configs"
 BEFORE, AFTER = CONFIGS / "settings.before.yaml", CONFIGS / "settings.after.yaml"

@@ -5,10 +5,10 @@ import pytest
 
 import toolkit
 from conftest import REPO
-from toolkit.config import load_settings
-from toolkit.execution import STAGES, check_call, replay
+from toolkit.layers.config import load_settings
+from toolkit.layers.execution import STAGES, check_call, replay
 from toolkit.knowledge.dsh_tools import schema_for
-from toolkit.whatif import POLICIES, prune_schema, whatif
+from toolkit.analysis.whatif import POLICIES, prune_schema, whatif
 
 DATA = REPO / "data"
 OK = {"command": "ls -la", "description": "List files in the workspace"}

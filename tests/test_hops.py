@@ -7,7 +7,7 @@ import pytest
 
 import toolkit
 from conftest import REPO
-from toolkit import hops
+from toolkit.analysis import hops
 
 DATA = REPO / "data"
 

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import FIXTURES
 from toolkit.knowledge.pi_ai_tools import PiAiRefusal, convert_responses_tools
-from toolkit.serialization import StrictSchemaError, convert_tools, make_strict, strict_state
+from toolkit.layers.serialization import StrictSchemaError, convert_tools, make_strict, strict_state
 
 PI = FIXTURES / "pi_ai"
 CORPUS = {t["id"]: t for t in json.loads((PI / "corpus.json").read_text(encoding="utf-8"))["tools"]}

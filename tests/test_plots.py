@@ -17,7 +17,10 @@ from matplotlib.collections import PathCollection  # noqa: E402
 from matplotlib.container import BarContainer  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from toolkit import frames, load_capture, load_captures, plots, triage  # noqa: E402
+from toolkit import load_capture, load_captures
+from toolkit.capture import frames
+from toolkit.present import plots
+from toolkit.analysis import triage  # noqa: E402
 from toolkit.capture import FRAME_NAMES, Capture  # noqa: E402
 from toolkit.wire.records import STRICT_STATES  # noqa: E402
 
@@ -356,6 +359,6 @@ def test_reprs_have_no_memory_addresses(busy):
 
 
 def test_importing_plots_does_not_import_matplotlib():
-    code = "import sys, toolkit.plots, toolkit.cli; print('matplotlib' in sys.modules)"
+    code = "import sys, toolkit.present.plots, toolkit.present.cli; print('matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"

@@ -7,7 +7,7 @@ import json
 import pytest
 
 import toolkit
-from toolkit import capture
+from toolkit.capture import load as capture
 
 
 def _log(tmp_path, n=600):
@@ -52,11 +52,11 @@ def test_interrupt_stops_cleanly(tmp_path, capsys, monkeypatch, fast_clock):
 
 
 def test_cli_exit_code_on_interrupt(tmp_path, monkeypatch, capsys):
-    from toolkit import cli
+    from toolkit.present import cli
 
     def boom(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(capture, "load_captures", boom)
+    monkeypatch.setattr("toolkit.capture.load_captures", boom)
     assert cli.main(["summary", str(_log(tmp_path, 1))]) == 130
     assert capsys.readouterr().err.strip() == "agent-contract: interrupted"

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from conftest import REPO
-from toolkit.provenance import QUESTIONS, table
+from toolkit.analysis.provenance import QUESTIONS, table
 
 DATA = REPO / "data"
 SETTINGS = DATA / "configs" / "settings.before.yaml"

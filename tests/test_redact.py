@@ -3,7 +3,7 @@ import string
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from toolkit.redact import REDACTED, redact_header, redact_obj, redact_text
+from toolkit.capture.redact import REDACTED, redact_header, redact_obj, redact_text
 
 ALNUM = string.ascii_letters + string.digits
 token = st.text(ALNUM, min_size=24, max_size=64).filter(lambda t: any(c.isdigit() for c in t))

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from conftest import REPO
-from toolkit.serialization import (PiAiRefusal, StrictSchemaError, compare, convert_tools, make_strict, strict_state,
+from toolkit.layers.serialization import (PiAiRefusal, StrictSchemaError, compare, convert_tools, make_strict, strict_state,
                                    validate_arguments, variants)
 
 sys.path.insert(0, str(REPO / "lab"))

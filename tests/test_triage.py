@@ -9,14 +9,14 @@ import pytest
 import yaml
 
 import toolkit
-from toolkit import triage
+from toolkit.analysis import triage
 from toolkit.knowledge import dsh_images as img
 from toolkit.knowledge import dsh_settings as dsh
 from toolkit.knowledge import pi_ai_tools
 from toolkit.knowledge.pi_ai_tools import PiAiRefusal
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-RULES_FILE = Path(triage.__file__).parent / "knowledge" / triage.RULES_RESOURCE
+RULES_FILE = Path(triage.__file__).parents[1] / "knowledge" / triage.RULES_RESOURCE
 
 IMAGE_400 = ('gateway API error (400): {"message":"Image input is not supported by model gw-coder on this gateway.",'
              '"type":"invalid_request_error","param":"input[1].content[1]","code":"unsupported_image_input"}')

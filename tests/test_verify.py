@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import toolkit
 from conftest import REPO
-from toolkit.config import load_settings
-from toolkit.verify import verify
+from toolkit.layers.config import load_settings
+from toolkit.analysis.verify import verify
 
 DATA = REPO / "data"
 

@@ -12,9 +12,9 @@ from traitlets import TraitError
 
 import toolkit
 from conftest import REPO
-from toolkit import widgets as w
-from toolkit.triage import errors
-from toolkit.whatif import POLICIES
+from toolkit.present import widgets as w
+from toolkit.analysis.triage import errors
+from toolkit.analysis.whatif import POLICIES
 
 DATA = REPO / "data"
 ESCALATION = ("sandbox_permissions", "justification")
@@ -69,7 +69,7 @@ def test_variant_view_incident_and_fix():
 
 
 def test_variant_view_reuses_the_serialization_rows():
-    from toolkit.serialization import variants
+    from toolkit.layers.serialization import variants
 
     rows = variants(w.tool_definition("bash")).set_index("variant")
     view = w.variant_view("bash", api="openai-responses", compat="unset", gateway="reads absent as strict")

@@ -15,8 +15,8 @@ _LAZY = {
     "find_captures": "toolkit.capture",
     "Capture": "toolkit.capture",
     "CaptureError": "toolkit.errors",
-    "load_settings": "toolkit.config",
-    "Settings": "toolkit.config",
+    "load_settings": "toolkit.layers.config",
+    "Settings": "toolkit.layers.config",
 }
 __all__ = sorted(_LAZY)
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .pi_ai import DEFAULT_VERSION, STRICT_MODE_DEFAULT
-from .pi_ai_strict import StrictSchemaError, make_strict
+from toolkit.knowledge.pi_ai import DEFAULT_VERSION, STRICT_MODE_DEFAULT
+from toolkit.knowledge.pi_ai_strict import StrictSchemaError, make_strict
 
 APIS = ("openai-responses", "openai-codex-responses", "openai-completions")
 

@@ -6,7 +6,7 @@ import re
 from importlib import import_module
 from pathlib import Path
 
-from ..errors import CaptureError
+from toolkit.errors import CaptureError
 
 #: Format name → module in ``toolkit.sources`` whose ``read(path, source)`` reads it.
 FORMATS = {
@@ -118,7 +118,7 @@ def _detect_json(path: Path, text: bytes) -> str:
             return "dsh-session"
         if "log" in obj and isinstance(obj["log"], dict):
             return "har"
-        from .jsonl import recognizes
+        from toolkit.sources.jsonl import recognizes
 
         if not recognizes(obj):
             keys = ", ".join(list(obj)[:8])

@@ -9,10 +9,10 @@ from collections.abc import Iterator
 from os import PathLike
 from pathlib import Path
 
-from ..errors import CaptureError
-from ..wire.dsh_records import SessionDecoder, SessionHeaderError
-from ..wire.records import EntryCount, Problem
-from .detect import ZSTD_MAGIC
+from toolkit.errors import CaptureError
+from toolkit.wire.dsh_records import SessionDecoder, SessionHeaderError
+from toolkit.wire.records import EntryCount, Problem
+from toolkit.sources.detect import ZSTD_MAGIC
 
 #: Bytes read from the file per step; a zstd frame's output per step is bounded by its input.
 READ_SIZE = 64 * 1024

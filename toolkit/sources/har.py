@@ -18,10 +18,10 @@ from json.decoder import scanstring
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ..errors import CaptureError
-from ..wire.encodings import MAX_BODY_BYTES, BodyDecodeError, decode_base64, decode_content, sniff_compression
-from ..wire.http import decode_exchange
-from ..wire.records import Decoded, EntryCount, Exchange, Header, Issue, Problem
+from toolkit.errors import CaptureError
+from toolkit.wire.encodings import MAX_BODY_BYTES, BodyDecodeError, decode_base64, decode_content, sniff_compression
+from toolkit.wire.http import decode_exchange
+from toolkit.wire.records import Decoded, EntryCount, Exchange, Header, Issue, Problem
 
 _WS = " \t\n\r"
 _DECODER = json.JSONDecoder()

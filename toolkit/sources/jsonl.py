@@ -68,11 +68,11 @@ from os import PathLike
 from typing import Any, Iterator
 from urllib.parse import urlsplit
 
-from ..errors import CaptureError
-from ..wire import encodings
-from ..wire.http import decode_exchange
-from ..wire.json_text import json_kind
-from ..wire.records import Decoded, EntryCount, Exchange, Header, Issue, Problem
+from toolkit.errors import CaptureError
+from toolkit.wire import encodings
+from toolkit.wire.http import decode_exchange
+from toolkit.wire.json_text import json_kind
+from toolkit.wire.records import Decoded, EntryCount, Exchange, Header, Issue, Problem
 
 _BOM = b"\xef\xbb\xbf"
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"

@@ -26,11 +26,11 @@ from os import PathLike
 from typing import Any, Iterator
 from urllib.parse import urlsplit
 
-from ..errors import CaptureError
-from ..wire.encodings import MAX_BODY_BYTES, BodyDecodeError, decode_content
-from ..wire.http import decode_exchange
-from ..wire.tnetstring import MAX_PREFIX, TNetStringError, parse, read_prefix
-from ..wire.records import Decoded, EntryCount, Exchange, Header, Issue, Problem
+from toolkit.errors import CaptureError
+from toolkit.wire.encodings import MAX_BODY_BYTES, BodyDecodeError, decode_content
+from toolkit.wire.http import decode_exchange
+from toolkit.wire.tnetstring import MAX_PREFIX, TNetStringError, parse, read_prefix
+from toolkit.wire.records import Decoded, EntryCount, Exchange, Header, Issue, Problem
 
 _CONVERT = "mitmdump -nr {path} --set hardump=out.har"
 

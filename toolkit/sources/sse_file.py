@@ -18,12 +18,12 @@ import json
 from os import PathLike
 from typing import Any, Iterator
 
-from ..errors import CaptureError
-from ..wire.chat import ChatStream
-from ..wire.records import Decoded, EntryCount, Exchange
-from ..wire.responses import ResponsesStream
-from ..wire.http import apply_result
-from ..wire.sse import SSEDecoder, SSEEvent, parse_json_events
+from toolkit.errors import CaptureError
+from toolkit.wire.chat import ChatStream
+from toolkit.wire.records import Decoded, EntryCount, Exchange
+from toolkit.wire.responses import ResponsesStream
+from toolkit.wire.http import apply_result
+from toolkit.wire.sse import SSEDecoder, SSEEvent, parse_json_events
 
 CHUNK_SIZE = 64 * 1024
 _MAX_UNDECIDED = 256  # frames held while the API is unknown; after that, read as Responses

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from .records import Call, InputPart, Issue, Tool
-from .responses import (RequestInfo, ResponseInfo, StreamMachine, _int, _str, content_part, decode_tool, fail,
+from toolkit.wire.records import Call, InputPart, Issue, Tool
+from toolkit.wire.responses import (RequestInfo, ResponseInfo, StreamMachine, _int, _str, content_part, decode_tool, fail,
                         finished_call, run_stream, text_part)
 
 # finish_reason → terminal; anything else is read as completed with an Issue.

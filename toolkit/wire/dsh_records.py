@@ -17,9 +17,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
 
-from .json_text import json_kind, parse_arguments
-from .records import Call, Decoded, Event, Exchange, Issue, Problem, Tool, ToolResult
-from .schemas import strict_state
+from toolkit.wire.json_text import json_kind, parse_arguments
+from toolkit.wire.records import Call, Decoded, Event, Exchange, Issue, Problem, Tool, ToolResult
+from toolkit.wire.schemas import strict_state
 
 Record = Union[Event, ToolResult, Decoded, Problem]
 

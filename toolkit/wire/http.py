@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from . import chat, responses
-from .envelopes import decode_error_body
-from .records import Decoded, Exchange, Issue
-from .json_text import describe_json_error
+from toolkit.wire import chat, responses
+from toolkit.wire.envelopes import decode_error_body
+from toolkit.wire.records import Decoded, Exchange, Issue
+from toolkit.wire.json_text import describe_json_error
 
 _SSE_STARTS = ("event:", "data:", ":", "id:", "retry:")
 _MODULES = {"responses": responses, "chat": chat}

@@ -1,7 +1,7 @@
 """The typed records every decoder yields and every reader hands to the capture builder.
 
 Plain slotted dataclasses, so that a decoder can be tested without pandas and the builder can turn
-lists of them into DataFrames with fixed dtypes (``toolkit.frames``).
+lists of them into DataFrames with fixed dtypes (``toolkit.capture.frames``).
 """
 from __future__ import annotations
 

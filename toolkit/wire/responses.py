@@ -8,11 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from .envelopes import error_fields
-from .json_text import parse_arguments
-from .records import Call, InputPart, Issue, Tool
-from .schemas import strict_state
-from .sse import decode_events, parse_json_events
+from toolkit.wire.envelopes import error_fields
+from toolkit.wire.json_text import parse_arguments
+from toolkit.wire.records import Call, InputPart, Issue, Tool
+from toolkit.wire.schemas import strict_state
+from toolkit.wire.sse import decode_events, parse_json_events
 
 # pi-ai downgradeUnsupportedImages (src/api/transform-messages.ts:62), see reference pi-ai.md §7.
 IMAGE_PLACEHOLDERS = (

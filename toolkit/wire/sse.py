@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from .json_text import describe_json_error
+from toolkit.wire.json_text import describe_json_error
 
 _BOM = b"\xef\xbb\xbf"
 _EOL = re.compile(rb"[\r\n]")

@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from . import capability, execution
-from .capture import Capture
-from .config import Settings
-from .knowledge.dsh_tools import SCHEMAS
+from toolkit.layers import capability
+from toolkit.layers import execution
+from toolkit.capture import Capture
+from toolkit.layers.config import Settings
+from toolkit.knowledge.dsh_tools import SCHEMAS
 
 LAYERS = ("config", "serialization", "capability", "execution")
 VERDICTS = ("pass", "warn", "fail", "no evidence")
@@ -86,7 +87,7 @@ def verify(settings: Settings | None, capture: Capture | None, *, mode: str | No
 
 
 def _empty_capture() -> Capture:
-    from .capture import load_captures
+    from toolkit.capture import load_captures
 
     return load_captures([])
 
@@ -190,7 +191,7 @@ def _execution(replayed: pd.DataFrame, capture: Capture, mode, dsh) -> LayerResu
         evidence.append(f"{len(disagree)} verdicts differ from DSH's recorded results")
     if failed.empty:
         return LayerResult("execution", "pass", f"all {len(judged)} calls run", evidence)
-    from .whatif import whatif
+    from toolkit.analysis.whatif import whatif
 
     fixes = []
     try:

@@ -13,9 +13,9 @@ from typing import Any
 
 import pandas as pd
 
-from .capture import Capture
-from .knowledge import dsh_runtime as rt
-from .knowledge.dsh_tools import schema_for
+from toolkit.capture import Capture
+from toolkit.knowledge import dsh_runtime as rt
+from toolkit.knowledge.dsh_tools import schema_for
 
 DEFAULT_DSH = "0.1.1-rc.2"
 TOOLS = rt.SHELL_TOOLS + rt.FS_TOOLS
@@ -188,7 +188,7 @@ def replay(capture: Capture, *, mode: str | None = None, dsh: str = DEFAULT_DSH,
     the approval outcome from its ``approval/policy`` (``never`` answers ``rejected``) and
     ``approval/decided`` events; for an HTTP capture, give ``mode`` (and ``approval``) yourself.
     ``agrees`` is False where the model of DSH and the recorded result differ: shown, never hidden.
-    With ``settings`` (``toolkit.config.Settings``), ``read_image`` calls are judged too, from the
+    With ``settings`` (``toolkit.layers.config.Settings``), ``read_image`` calls are judged too, from the
     model's declared input.
     """
     rows = []
@@ -236,7 +236,7 @@ def replay(capture: Capture, *, mode: str | None = None, dsh: str = DEFAULT_DSH,
 
 def _read_image(capture: Capture, call, settings) -> Verdict | None:
     """``read_image`` refuses when the current model does not declare image input (dsh.md §7)."""
-    from .knowledge import dsh_images
+    from toolkit.knowledge import dsh_images
 
     ex = capture.exchanges.loc[capture.exchanges["exchange_id"] == call.exchange_id].iloc[0]
     rows = settings.models[settings.models["id"] == ex["model"]]

@@ -22,15 +22,15 @@ from typing import Any
 import ipywidgets as W
 import pandas as pd
 
-from .capture import Capture
-from .execution import DEFAULT_DSH, replay
-from .knowledge import dsh_runtime as rt
-from .knowledge.dsh_tools import BASH_DESCRIPTION, SCHEMAS, schema_for
-from .knowledge.pi_ai import DEFAULT_VERSION, VERSIONS as PI_AI_VERSIONS
-from .knowledge.pi_ai_tools import APIS
-from .serialization import PiAiRefusal, convert_tools, strict_state, variants
-from .triage import LAYERS, UNKNOWN, errors
-from .whatif import POLICIES, whatif
+from toolkit.capture import Capture
+from toolkit.layers.execution import DEFAULT_DSH, replay
+from toolkit.knowledge import dsh_runtime as rt
+from toolkit.knowledge.dsh_tools import BASH_DESCRIPTION, SCHEMAS, schema_for
+from toolkit.knowledge.pi_ai import DEFAULT_VERSION, VERSIONS as PI_AI_VERSIONS
+from toolkit.knowledge.pi_ai_tools import APIS
+from toolkit.layers.serialization import PiAiRefusal, convert_tools, strict_state, variants
+from toolkit.analysis.triage import LAYERS, UNKNOWN, errors
+from toolkit.analysis.whatif import POLICIES, whatif
 
 __all__ = [
     "APIS", "COMPATS", "GATEWAYS", "DSH_VERSIONS", "MODES",

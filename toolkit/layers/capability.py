@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .capture import Capture
-from .config import Settings
-from .knowledge import dsh_images
+from toolkit.capture import Capture
+from toolkit.layers.config import Settings
+from toolkit.knowledge import dsh_images
 
 VERDICTS = (
     "declared-and-accepted",            # declared, sent, and the backend answered

@@ -6,11 +6,11 @@ import copy
 
 import pandas as pd
 
-from .capture import Capture
-from .execution import DEFAULT_DSH, check_call, replay
-from .knowledge import dsh_runtime as rt
-from .knowledge.dsh_tools import schema_for
-from .serialization import variants
+from toolkit.capture import Capture
+from toolkit.layers.execution import DEFAULT_DSH, check_call, replay
+from toolkit.knowledge import dsh_runtime as rt
+from toolkit.knowledge.dsh_tools import schema_for
+from toolkit.layers.serialization import variants
 
 ESCALATION_FIELDS = ("sandbox_permissions", "justification")
 
@@ -98,6 +98,6 @@ def whatif(capture: Capture, *, mode: str | None = None, dsh: str = DEFAULT_DSH,
 
 
 def _schema(capture: Capture, call) -> dict:
-    from .execution import _advertised
+    from toolkit.layers.execution import _advertised
 
     return _advertised(capture, call.exchange_id, call.tool) or schema_for(call.tool)

@@ -16,10 +16,10 @@ from typing import Any
 import pandas as pd
 import yaml
 
-from . import yaml_text
-from .knowledge import dsh_settings as dsh
-from .knowledge import pi_ai
-from .yaml_text import Edit, Loc, path_text
+from toolkit.sources import yaml_text
+from toolkit.knowledge import dsh_settings as dsh
+from toolkit.knowledge import pi_ai
+from toolkit.sources.yaml_text import Edit, Loc, path_text
 
 SEVERITIES = ("error", "warning", "info")
 

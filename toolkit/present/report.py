@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from html import escape
 
-from .verify import Verification
+from toolkit.analysis.verify import Verification
 
 SCHEMA = "knowledge/verify_report.schema.json"
 MARK = {"pass": "✅ pass", "warn": "⚠️ warn", "fail": "❌ fail", "no evidence": "➖ no evidence"}
@@ -19,7 +19,7 @@ class Inputs:
     sessions: list[str] = field(default_factory=list)
     mode: str | None = None
     dsh: str = "0.1.1-rc.2"
-    provenance: object = None  # toolkit.provenance.table(...) rows, when computed
+    provenance: object = None  # toolkit.analysis.provenance.table(...) rows, when computed
 
 
 def exit_code(v: Verification) -> int:
@@ -134,7 +134,7 @@ def _figure_png(capture) -> str:
     import matplotlib
 
     matplotlib.use("Agg", force=False)
-    from .plots import summary_figure
+    from toolkit.present.plots import summary_figure
 
     fig = summary_figure(capture)
     buf = io.BytesIO()

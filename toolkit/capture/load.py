@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import frames
-from .errors import CaptureError
-from .redact import redact_header, redact_obj, redact_text
-from .sources import detect
-from .wire.records import Decoded, EntryCount, Event, Problem, ToolResult
-from .wire.schemas import schema_facts, schema_hash, strict_state
+from toolkit.capture import frames
+from toolkit.errors import CaptureError
+from toolkit.capture.redact import redact_header, redact_obj, redact_text
+from toolkit.sources import detect
+from toolkit.wire.records import Decoded, EntryCount, Event, Problem, ToolResult
+from toolkit.wire.schemas import schema_facts, schema_hash, strict_state
 
 FRAME_NAMES = tuple(frames.SCHEMAS)
 
@@ -39,7 +39,7 @@ class Summary(pd.DataFrame):
 
 @dataclass
 class Capture:
-    """Everything read from one or more captures, as DataFrames (see ``toolkit.frames``)."""
+    """Everything read from one or more captures, as DataFrames (see ``toolkit.capture.frames``)."""
 
     exchanges: pd.DataFrame
     tools: pd.DataFrame

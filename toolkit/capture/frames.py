@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .wire.records import APIS, STRICT_STATES, TERMINALS
+from toolkit.wire.records import APIS, STRICT_STATES, TERMINALS
 
 UTC_TIME = "datetime64[us, UTC]"
 

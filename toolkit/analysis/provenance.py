@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import hops
-from .capture import Capture, load_captures
-from .config import Settings, load_settings
+from toolkit.analysis import hops
+from toolkit.capture import Capture, load_captures
+from toolkit.layers.config import Settings, load_settings
 
 QUESTIONS = ("who defined the field", "who changed the schema", "who interpreted strict",
              "who declared the model's capability", "who finally validated the parameters",

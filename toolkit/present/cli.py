@@ -9,7 +9,7 @@ from pathlib import Path
 def _summary(args) -> int:
     import pandas as pd
 
-    from .capture import find_captures, load_captures
+    from toolkit.capture import find_captures, load_captures
 
     paths, skipped = find_captures(args.paths, format=args.format)
     cap = load_captures(paths, format=args.format, redact=not args.no_redact, progress=args.progress)
@@ -65,7 +65,7 @@ def _exchange_table(cap):
 def _config(args) -> int:
     import pandas as pd
 
-    from .config import load_settings, suggest_fix
+    from toolkit.layers.config import load_settings, suggest_fix
 
     settings = load_settings(args.settings)
     if args.diff:
@@ -91,15 +91,15 @@ def _config(args) -> int:
 
 
 def _verify(args) -> int:
-    from . import report
-    from .capture import load_captures
-    from .config import load_settings
-    from .verify import verify
+    from toolkit.present import report
+    from toolkit.capture import load_captures
+    from toolkit.layers.config import load_settings
+    from toolkit.analysis.verify import verify
 
     settings = load_settings(args.settings) if args.settings else None
     capture = load_captures([*args.capture, *args.session]) if (args.capture or args.session) else None
     result = verify(settings, capture, mode=args.mode, dsh=args.dsh)
-    from .provenance import table
+    from toolkit.analysis.provenance import table
 
     mode = f"{result.mode} ({result.mode_source})" if result.mode else None
     prov = table(settings, captures=args.capture, sessions=args.session) if (args.capture or args.session) else None
@@ -125,8 +125,8 @@ def _verify(args) -> int:
 
 
 def _ingest(args) -> int:
-    from .capture import find_captures, load_captures
-    from .export import write_parquet
+    from toolkit.capture import find_captures, load_captures
+    from toolkit.capture.export import write_parquet
 
     paths, skipped = find_captures(args.paths, format=args.format)
     capture = load_captures(paths, format=args.format, progress=args.progress)
@@ -142,8 +142,8 @@ def _ingest(args) -> int:
 def _variants(args) -> int:
     import pandas as pd
 
-    from .knowledge.dsh_tools import SCHEMAS, schema_for
-    from .serialization import convert_tools, strict_state, variants
+    from toolkit.knowledge.dsh_tools import SCHEMAS, schema_for
+    from toolkit.layers.serialization import convert_tools, strict_state, variants
 
     if args.tool not in SCHEMAS:
         raise ValueError(f"unknown tool {args.tool!r}; choose one of {', '.join(SCHEMAS)}")
@@ -207,7 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .errors import CaptureError
+    from toolkit.errors import CaptureError
 
     try:
         args = build_parser().parse_args(argv)

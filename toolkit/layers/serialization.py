@@ -13,10 +13,10 @@ from typing import Any
 
 import pandas as pd
 
-from .knowledge.pi_ai import DEFAULT_VERSION
-from .knowledge.pi_ai_strict import StrictSchemaError, allows_null, make_strict
-from .knowledge.pi_ai_tools import PiAiRefusal, convert_tools
-from .wire.schemas import strict_state
+from toolkit.knowledge.pi_ai import DEFAULT_VERSION
+from toolkit.knowledge.pi_ai_strict import StrictSchemaError, allows_null, make_strict
+from toolkit.knowledge.pi_ai_tools import PiAiRefusal, convert_tools
+from toolkit.wire.schemas import strict_state
 
 __all__ = ["PiAiRefusal", "StrictSchemaError", "Comparison", "Violation", "compare", "convert_tools", "make_strict",
            "strict_state", "validate_arguments", "variants"]

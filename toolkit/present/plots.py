@@ -7,7 +7,7 @@ plot comes from a plain function returning a DataFrame (``timeline_data``, ``err
 ``strict_counts``), so notebooks and tests can check numbers instead of pixels.
 
 Colours and marker shapes are fixed per category (colour-blind-friendly: Okabe-Ito and Paul Tol
-palettes) in the fixed category orders of ``toolkit.frames`` and ``triage.LAYERS``, so the same
+palettes) in the fixed category orders of ``toolkit.capture.frames`` and ``triage.LAYERS``, so the same
 outcome, layer or strict state looks the same in every plot. matplotlib is imported inside the
 functions: importing this module (or the CLI) does not load it.
 """
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .triage import LAYERS, UNKNOWN
-from .wire.records import STRICT_STATES, TERMINALS
+from toolkit.analysis.triage import LAYERS, UNKNOWN
+from toolkit.wire.records import STRICT_STATES, TERMINALS
 
 #: Outcome of an exchange: its ``terminal`` state, or "no response" when there is none.
 NO_RESPONSE = "no response"
@@ -83,7 +83,7 @@ def timeline_data(capture, *, by: str = "endpoint") -> pd.DataFrame:
 def error_counts(capture, *, by: str = "endpoint") -> pd.DataFrame:
     """Errors (``triage.errors``) per ``by`` value and layer: index the ``by`` values (every value seen in
     the exchanges, then any only the errors have), columns ``ERROR_LAYERS``, integer counts."""
-    from .triage import errors
+    from toolkit.analysis.triage import errors
 
     errs = errors(capture)
     ex = capture.exchanges
@@ -389,7 +389,7 @@ def _isna(v) -> bool:
 
 def _exchange_layers(capture) -> pd.Series:
     """Per exchange_id with errors, the first of ``ERROR_LAYERS`` among them (one marker per exchange)."""
-    from .triage import errors
+    from toolkit.analysis.triage import errors
 
     errs = errors(capture)
     errs = errs[errs["exchange_id"].notna()]

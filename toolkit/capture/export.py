@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import frames
-from .capture import FRAME_NAMES, Capture
+from toolkit.capture import frames
+from toolkit.capture import FRAME_NAMES, Capture
 
 
 def write_parquet(capture: Capture, out: Path, *, inputs: list[str] | None = None) -> dict:

@@ -11,8 +11,8 @@ import json
 
 import pandas as pd
 
-from .capture import Capture
-from .wire.schemas import strict_state
+from toolkit.capture import Capture
+from toolkit.wire.schemas import strict_state
 
 ALIGN_COLUMNS = ["a_exchange", "b_exchange", "a_time", "b_time", "delta_ms", "confidence", "basis"]
 DIFF_COLUMNS = ["a_exchange", "b_exchange", "tool", "path", "kind", "before", "after"]

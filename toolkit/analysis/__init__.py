@@ -1,0 +1,1 @@
+"""Analyses across layers and captures: what-if policies, hop alignment, provenance, triage, verify."""

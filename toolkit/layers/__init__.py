@@ -1,0 +1,5 @@
+"""The four verification layers: config, serialization, capability, execution.
+
+Each answers one question about a setup with evidence, from settings and captures; none imports the
+analyses or the presentation above it.
+"""

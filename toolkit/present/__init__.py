@@ -1,0 +1,1 @@
+"""Presentation: widgets, plots, reports and the CLI. Only calls the layers and analyses below it."""

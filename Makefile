@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lab bench captures fixtures notebooks postmortem lock clean
+.PHONY: demo test unit check lab bench captures fixtures notebooks postmortem lock clean
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,16 @@ demo: $(STAMP)
 test: $(STAMP) lab/client/node_modules/.installed browser
 	node lab/client/selftest.mjs
 	$(BIN)/python -m pytest tests $(wildcard notebooks/*.ipynb) $(if $(wildcard notebooks/*.ipynb),--nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg,)
+
+# The Python tests alone, for contributors: no node, no browser, no notebooks.
+unit: $(STAMP)
+	$(BIN)/python -m pytest tests --ignore=tests/e2e -q
+
+# Lint, format and types (ruff and mypy, configured in pyproject.toml).
+check: $(STAMP)
+	$(BIN)/ruff check toolkit tests lab notebooks
+	$(BIN)/ruff format --check toolkit tests lab notebooks
+	$(BIN)/mypy
 
 # The browser test (tests/e2e) drives the system Chromium; install it with apt-get when run as root.
 browser:
@@ -77,9 +87,9 @@ lab/client/node_modules/.installed: lab/client/package.json lab/client/package-l
 	touch $@
 
 # Re-pin every package after changing pyproject.toml dependencies.
-lock:
-	$(PYTHON) -m pip install --quiet uv
-	$(PYTHON) -m uv pip compile pyproject.toml --extra test --universal --python-version 3.11 --no-header -o requirements.lock
+lock: $(STAMP)
+	$(BIN)/pip install --quiet uv
+	$(BIN)/python -m uv pip compile pyproject.toml --extra notebooks --extra test --extra dev --universal --python-version 3.11 --no-header -o requirements.lock
 	sed -i '1i # Every package pinned, so nbval sees the same outputs everywhere. Regenerate with `make lock`.' requirements.lock
 
 clean:

@@ -5,6 +5,7 @@ configure them) and models, against the gateway's ``busy`` behaviour: mostly nor
 429s, cut streams, failed responses and 500s drawn from a seeded generator, and the incident's
 refusals wherever a route ends up strict. The gateway's virtual clock spreads the log over a day.
 """
+
 from __future__ import annotations
 
 import random
@@ -51,13 +52,27 @@ def runs(n: int = CONVERSATIONS, seed: int = SEED) -> list[Run]:
         # violation is not confirmed (dsh.md §5 row 1), so it only serves routes that stay non-strict
         model, declared = rng.choice(MODELS[:2] if strict else MODELS)
         if strict:
-            results = [{"text": EMPTY_JUSTIFICATION, "isError": True}, {"text": SAME_MODE, "isError": True},
-                       {"text": no_image_input(model), "isError": True}]
+            results = [
+                {"text": EMPTY_JUSTIFICATION, "isError": True},
+                {"text": SAME_MODE, "isError": True},
+                {"text": no_image_input(model), "isError": True},
+            ]
         else:
             results = [{"text": LS_OUTPUT, "isError": False}]
-        out.append(Run(f"busy-{i:03d}", api=api, behaviour=f"busy/{route}", model=model, input=declared, compat=compat,
-                       tool_results=results, max_requests=4, text=rng.choice(PROMPTS),
-                       image=declared is not None and rng.random() < 0.4))
+        out.append(
+            Run(
+                f"busy-{i:03d}",
+                api=api,
+                behaviour=f"busy/{route}",
+                model=model,
+                input=declared,
+                compat=compat,
+                tool_results=results,
+                max_requests=4,
+                text=rng.choice(PROMPTS),
+                image=declared is not None and rng.random() < 0.4,
+            )
+        )
     return out
 
 

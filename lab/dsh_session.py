@@ -6,15 +6,16 @@ strings (taken from the gateway's stream), DSH's exact tool-result texts, and th
 the session's preset (dsh.md §3, §9). The file is concatenated zstd frames, one per append batch, with
 the header alone in the first, as DSH writes ``session.jsonl.zstd``.
 """
+
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import zstandard
-
 from scenarios import SYSTEM_PROMPT, TOOLS
+
 from toolkit.wire.sse import decode_events, parse_json_events
 
 # dsh.md §3: preset → (sandbox mode, approval policy)
@@ -27,7 +28,7 @@ STARTS = {"before-fix": "2026-11-30T09:00:00Z", "after-fix": "2026-11-30T10:00:0
 
 
 def _ms(iso: str) -> int:
-    return int(datetime.fromisoformat(iso).astimezone(timezone.utc).timestamp() * 1000)
+    return int(datetime.fromisoformat(iso).astimezone(UTC).timestamp() * 1000)
 
 
 def stream_pieces(gateway_log: Path) -> dict[str, tuple[str, list[str]]]:
@@ -78,24 +79,48 @@ def records(scenario, run, transcript: dict, pieces: dict[str, tuple[str, list[s
         seq += 1
         return rec
 
-    header = {"type": "session", "version": 0, "id": f"lab-{scenario.name}", "createdAt": t0,
-              "cwd": "/work/checkout-app", "delegationDepth": 0}
+    header = {
+        "type": "session",
+        "version": 0,
+        "id": f"lab-{scenario.name}",
+        "createdAt": t0,
+        "cwd": "/work/checkout-app",
+        "delegationDepth": 0,
+    }
     batches: list[list[dict]] = [[header]]
-    batches.append([
-        ev("permission/preset", {"preset": scenario.session_mode}),
-        ev("sandbox/mode", {"mode": mode, "source": "preset"}, 0),
-        ev("approval/policy", {"policy": policy}, 0),
-    ])
+    batches.append(
+        [
+            ev("permission/preset", {"preset": scenario.session_mode}),
+            ev("sandbox/mode", {"mode": mode, "source": "preset"}, 0),
+            ev("approval/policy", {"policy": policy}, 0),
+        ]
+    )
     turn = 1
-    user = {"id": "msg-user-1", "role": "user", "content": [{"type": "text", "text": run.text}], "source": {"kind": "user"}}
+    user = {
+        "id": "msg-user-1",
+        "role": "user",
+        "content": [{"type": "text", "text": run.text}],
+        "source": {"kind": "user"},
+    }
     batches.append([ev("turn/start", {"turn": turn}, 1000), ev("user/message", user, 1, surfaceOp="append")])
     provider, model = "gateway", run.model
     tools = [{"name": t["name"], "description": t["description"], "parameters": t["parameters"]} for t in TOOLS]
     for step, req in enumerate(transcript.get("requests", []), 1):
         batch = []
         if step == 1:
-            batch.append(ev("request/header", {"header": {"config": {"provider": provider, "model": model},
-                                                          "system": SYSTEM_PROMPT, "tools": tools}, "reason": "initial"}))
+            batch.append(
+                ev(
+                    "request/header",
+                    {
+                        "header": {
+                            "config": {"provider": provider, "model": model},
+                            "system": SYSTEM_PROMPT,
+                            "tools": tools,
+                        },
+                        "reason": "initial",
+                    },
+                )
+            )
         batch.append(ev("step/start", {"turn": turn, "step": step}, 1))
         content = (req.get("assistant") or {}).get("content") or []
         calls = [c for c in content if c.get("type") == "toolCall"]
@@ -105,40 +130,95 @@ def records(scenario, run, transcript: dict, pieces: dict[str, tuple[str, list[s
             call_id = _call_id(call)
             raw, parts = pieces.get(call_id) or (_raw(call), [])
             parts = parts or [raw]
-            row = {"type": "tool-call-chunks", "seq0": seq, "time0": clock + 400,
-                   "data": {"turn": turn, "step": step, "index": index, "id": call_id, "name": call["name"],
-                            "dt": [3] * (len(parts) - 1), "args": parts}}
+            row = {
+                "type": "tool-call-chunks",
+                "seq0": seq,
+                "time0": clock + 400,
+                "data": {
+                    "turn": turn,
+                    "step": step,
+                    "index": index,
+                    "id": call_id,
+                    "name": call["name"],
+                    "dt": [3] * (len(parts) - 1),
+                    "args": parts,
+                },
+            }
             batch.append(row)
             seq += len(parts)
             clock += 400 + 3 * (len(parts) - 1)
         if texts:
-            batch.append(ev("text-chunks", {"turn": turn, "step": step, "index": 0, "dt": [], "texts": ["".join(texts)]}, 400))
+            batch.append(
+                ev("text-chunks", {"turn": turn, "step": step, "index": 0, "dt": [], "texts": ["".join(texts)]}, 400)
+            )
         stop = req.get("stopReason")
-        finish = {"kind": "tool-calls"} if calls else {"kind": "stop"} if stop == "stop" else {
-            "kind": "error", "failure": {"message": req.get("errorMessage") or stop, "code": "PROVIDER_ERROR"}}
+        finish = (
+            {"kind": "tool-calls"}
+            if calls
+            else {"kind": "stop"}
+            if stop == "stop"
+            else {"kind": "error", "failure": {"message": req.get("errorMessage") or stop, "code": "PROVIDER_ERROR"}}
+        )
         batch.append(ev("assistant/chunk", {"turn": turn, "step": step, "chunk": {"type": "finish", "reason": finish}}))
         message_content = [{"type": "text", "text": "".join(texts)}] if texts else []
-        message_content += [{"type": "tool-call", "id": _call_id(c), "name": c["name"],
-                             "arguments": _raw(c, pieces)} for c in calls]
+        message_content += [
+            {"type": "tool-call", "id": _call_id(c), "name": c["name"], "arguments": _raw(c, pieces)} for c in calls
+        ]
         usage = req.get("usage") or {}
-        batch.append(ev("assistant/message", {
-            "turn": turn, "step": step,
-            "message": {"id": f"msg-assistant-{step}", "role": "assistant", "content": message_content,
-                        "source": {"kind": "model", "provider": provider, "model": model}},
-            "usage": {"inputTokens": usage.get("input", 0), "outputTokens": usage.get("output", 0)}},
-            0, surfaceOp="append", sourceEventSeqs=list(range(first, seq))))
+        batch.append(
+            ev(
+                "assistant/message",
+                {
+                    "turn": turn,
+                    "step": step,
+                    "message": {
+                        "id": f"msg-assistant-{step}",
+                        "role": "assistant",
+                        "content": message_content,
+                        "source": {"kind": "model", "provider": provider, "model": model},
+                    },
+                    "usage": {"inputTokens": usage.get("input", 0), "outputTokens": usage.get("output", 0)},
+                },
+                0,
+                surfaceOp="append",
+                sourceEventSeqs=list(range(first, seq)),
+            )
+        )
         sent = req.get("toolResultsSent") or []
         for call, result in zip(calls, sent):
             call_id = _call_id(call)
-            call_ev = ev("tool/call", {"turn": turn, "step": step, "callId": call_id, "name": call["name"],
-                                       "arguments": _raw(call, pieces)}, 1)
+            call_ev = ev(
+                "tool/call",
+                {"turn": turn, "step": step, "callId": call_id, "name": call["name"], "arguments": _raw(call, pieces)},
+                1,
+            )
             text = "".join(p.get("text", "") for p in result.get("content", []) if p.get("type") == "text")
             batch.append(call_ev)
-            batch.append(ev("tool/result", {"turn": turn, "step": step, "message": {
-                "id": f"msg-tool-{call_id}", "role": "user", "source": {"kind": "tool", "callId": call_id},
-                "content": [{"type": "tool-result", "toolCallId": call_id,
-                             "content": [{"type": "text", "text": text}], "isError": bool(result.get("isError"))}]}},
-                5, surfaceOp="append", sourceEventSeqs=[call_ev["seq"]]))
+            batch.append(
+                ev(
+                    "tool/result",
+                    {
+                        "turn": turn,
+                        "step": step,
+                        "message": {
+                            "id": f"msg-tool-{call_id}",
+                            "role": "user",
+                            "source": {"kind": "tool", "callId": call_id},
+                            "content": [
+                                {
+                                    "type": "tool-result",
+                                    "toolCallId": call_id,
+                                    "content": [{"type": "text", "text": text}],
+                                    "isError": bool(result.get("isError")),
+                                }
+                            ],
+                        },
+                    },
+                    5,
+                    surfaceOp="append",
+                    sourceEventSeqs=[call_ev["seq"]],
+                )
+            )
         batch.append(ev("step/end", {"turn": turn, "step": step}, 1))
         batches.append(batch)
     batches.append([ev("turn/end", {"turn": turn, "reason": {"kind": "completed"}}, 1)])

@@ -72,6 +72,7 @@ shape plus a ``gateway`` field ``{behaviour, persona, strict: {tool: bool}, outc
 from per-server counters; with ``--clock`` times (and durations) come from a virtual clock, so the
 log is reproducible for a given request sequence.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -81,16 +82,23 @@ import sys
 import threading
 import time
 import traceback
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script or loaded by file path
-from serving import HOST, LoggingServer, decode_content, dumps, read_body  # noqa: E402
+from serving import HOST, LoggingServer, decode_content, dumps, read_body
 
-
-BEHAVIOURS = ("passthrough", "absent-is-strict", "force-strict", "no-images", "rate-limit",
-              "cut-stream", "fail", "busy")
+BEHAVIOURS = (
+    "passthrough",
+    "absent-is-strict",
+    "force-strict",
+    "no-images",
+    "rate-limit",
+    "cut-stream",
+    "fail",
+    "busy",
+)
 PERSONAS = ("gw-coder", "gw-vision", "gw-text-mini")
 DEFAULT_PERSONA = "gw-coder"
 
@@ -98,8 +106,13 @@ DEFAULT_PERSONA = "gw-coder"
 NON_STRICT_VALUES = {"command": "ls -la", "description": "List files in the workspace"}
 # What a Codex-trained model puts in the optional fields a strict schema makes it send: real values
 # everywhere (so DSH's schema check passes), the widest escalation and an empty justification.
-STRICT_OPTIONAL_VALUES = {"timeoutMs": 120000, "workdir": ".", "run_in_background": False,
-                          "sandbox_permissions": "danger-full-access", "justification": ""}
+STRICT_OPTIONAL_VALUES = {
+    "timeoutMs": 120000,
+    "workdir": ".",
+    "run_in_background": False,
+    "sandbox_permissions": "danger-full-access",
+    "justification": "",
+}
 NULL_FILLERS = ("gw-text-mini",)  # personas that answer strict's required-but-nullable fields with null
 IMAGE_PLACEHOLDER = "(image omitted: model does not support images)"  # pi-ai transform-messages.ts
 SCREENSHOT_PATH = "screenshot.png"
@@ -127,6 +140,7 @@ FRAME_SLEEP_S = 0.003
 
 # --- clock and ids ------------------------------------------------------------------------------
 
+
 def parse_iso(text: str) -> float:
     """ISO 8601 (``Z`` or an offset; naive = UTC) → epoch seconds."""
     text = text.strip()
@@ -134,12 +148,12 @@ def parse_iso(text: str) -> float:
         text = text[:-1] + "+00:00"
     dt = datetime.fromisoformat(text)
     if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
+        dt = dt.replace(tzinfo=UTC)
     return dt.timestamp()
 
 
 def iso(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class Clock:
@@ -180,7 +194,11 @@ def tool_entries(api: str, body: dict) -> list[dict]:
     raw = list(body.get("tools") or []) if isinstance(body.get("tools"), list) else []
     if api == "responses" and isinstance(body.get("input"), list):
         for item in body["input"]:
-            if isinstance(item, dict) and item.get("type") == "additional_tools" and isinstance(item.get("tools"), list):
+            if (
+                isinstance(item, dict)
+                and item.get("type") == "additional_tools"
+                and isinstance(item.get("tools"), list)
+            ):
                 raw += item["tools"]
     out = []
     for t in raw:
@@ -242,8 +260,14 @@ def conversation(api: str, body: dict) -> list[dict]:
                     items.append({"kind": "assistant", "text": text, "image": False})
                 for tc in m.get("tool_calls") or ():
                     fn = tc.get("function") if isinstance(tc, dict) and isinstance(tc.get("function"), dict) else {}
-                    items.append({"kind": "call", "call_id": tc.get("id") if isinstance(tc, dict) else None,
-                                  "name": fn.get("name"), "arguments": fn.get("arguments")})
+                    items.append(
+                        {
+                            "kind": "call",
+                            "call_id": tc.get("id") if isinstance(tc, dict) else None,
+                            "name": fn.get("name"),
+                            "arguments": fn.get("arguments"),
+                        }
+                    )
                 continue
             items.append({"kind": "user" if role == "user" else "system", "text": text, "image": image})
         return items
@@ -260,8 +284,9 @@ def conversation(api: str, body: dict) -> list[dict]:
             kind = "user" if role == "user" else "assistant" if role == "assistant" else "system"
             items.append({"kind": kind, "text": text, "image": image})
         elif itype == "function_call":
-            items.append({"kind": "call", "call_id": it.get("call_id"), "name": it.get("name"),
-                          "arguments": it.get("arguments")})
+            items.append(
+                {"kind": "call", "call_id": it.get("call_id"), "name": it.get("name"), "arguments": it.get("arguments")}
+            )
         elif itype == "function_call_output":
             text, image = _parts_text(it.get("output"))
             items.append({"kind": "output", "text": text, "image": image, "call_id": it.get("call_id")})
@@ -289,6 +314,7 @@ def first_image_param(api: str, body: dict) -> str | None:
 
 
 # --- personas -----------------------------------------------------------------------------------
+
 
 def persona_for(model) -> str:
     return model if model in PERSONAS else DEFAULT_PERSONA
@@ -334,8 +360,10 @@ def enforced_schema(schema):
         return [enforced_schema(s) for s in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {k: enforced_schema(v) if k in ("items", "anyOf", "oneOf", "allOf", "$defs", "definitions") else v
-           for k, v in schema.items()}
+    out = {
+        k: enforced_schema(v) if k in ("items", "anyOf", "oneOf", "allOf", "$defs", "definitions") else v
+        for k, v in schema.items()
+    }
     for key in ("$defs", "definitions"):
         if isinstance(schema.get(key), dict):
             out[key] = {n: enforced_schema(v) for n, v in schema[key].items()}
@@ -360,8 +388,15 @@ def echo_tools(body: dict, strict: dict) -> list:
             continue
         eff = bool(strict.get(t["name"], False))
         params = t.get("parameters") if isinstance(t.get("parameters"), dict) else {}
-        out.append({"type": "function", "name": t["name"], "description": t.get("description"),
-                    "parameters": enforced_schema(params) if eff else params, "strict": eff})
+        out.append(
+            {
+                "type": "function",
+                "name": t["name"],
+                "description": t.get("description"),
+                "parameters": enforced_schema(params) if eff else params,
+                "strict": eff,
+            }
+        )
     return out
 
 
@@ -383,11 +418,16 @@ def decide(persona: str, items: list[dict], tools: list[dict], strict: dict) -> 
         tool = next((t for t in tools if t["name"] == "bash"), tools[0] if tools else None)
         if tool is None:
             return {"type": "text", "text": NO_TOOL_REPLY}
-        return {"type": "call", "name": tool["name"],
-                "arguments": build_arguments(tool["parameters"], strict.get(tool["name"], False), persona in NULL_FILLERS)}
+        return {
+            "type": "call",
+            "name": tool["name"],
+            "arguments": build_arguments(tool["parameters"], strict.get(tool["name"], False), persona in NULL_FILLERS),
+        }
     text = last.get("text") or ""
     if RETRY_MARKER in text and _refusals_this_turn(items) == 1:
-        call = next((i for i in reversed(items) if i["kind"] == "call" and i.get("call_id") == last.get("call_id")), None)
+        call = next(
+            (i for i in reversed(items) if i["kind"] == "call" and i.get("call_id") == last.get("call_id")), None
+        )
         name = call.get("name") if call and isinstance(call.get("name"), str) else "bash"
         try:
             args = json.loads(call["arguments"]) if call else None
@@ -430,8 +470,9 @@ def _refusals_this_turn(items: list[dict]) -> int:
 
 # --- wire builders ------------------------------------------------------------------------------
 
+
 def _pieces(text: str) -> list[str]:
-    return [text[i:i + PIECE] for i in range(0, len(text), PIECE)] or [""]
+    return [text[i : i + PIECE] for i in range(0, len(text), PIECE)] or [""]
 
 
 def envelope(message: str, etype: str, code: str | None, param: str | None = None) -> dict:
@@ -441,8 +482,13 @@ def envelope(message: str, etype: str, code: str | None, param: str | None = Non
 def usage_responses(request: dict, output: list) -> dict:
     i = len(dumps(request)) // 4
     o = max(1, len(dumps(output)) // 4)
-    return {"input_tokens": i, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": o,
-            "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": i + o}
+    return {
+        "input_tokens": i,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": o,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": i + o,
+    }
 
 
 class ResponsesWriter:
@@ -466,22 +512,30 @@ class ResponsesWriter:
     def item(self, index: int, item: dict, cut_after_deltas: int | None = None) -> bool:
         """Events of one output item; with ``cut_after_deltas`` stop after that many deltas (True)."""
         if item["type"] == "function_call":
-            self.emit("response.output_item.added", output_index=index,
-                      item={**item, "status": "in_progress", "arguments": ""})
+            self.emit(
+                "response.output_item.added",
+                output_index=index,
+                item={**item, "status": "in_progress", "arguments": ""},
+            )
             for n, piece in enumerate(_pieces(item["arguments"])):
                 if cut_after_deltas is not None and n >= cut_after_deltas:
                     return True
-                self.emit("response.function_call_arguments.delta", item_id=item["id"], output_index=index,
-                          delta=piece)
+                self.emit("response.function_call_arguments.delta", item_id=item["id"], output_index=index, delta=piece)
             if cut_after_deltas is not None:
                 return True
-            self.emit("response.function_call_arguments.done", item_id=item["id"], output_index=index,
-                      name=item["name"], arguments=item["arguments"])
+            self.emit(
+                "response.function_call_arguments.done",
+                item_id=item["id"],
+                output_index=index,
+                name=item["name"],
+                arguments=item["arguments"],
+            )
             self.emit("response.output_item.done", output_index=index, item=item)
             return False
         text = item["content"][0]["text"]
-        self.emit("response.output_item.added", output_index=index,
-                  item={**item, "status": "in_progress", "content": []})
+        self.emit(
+            "response.output_item.added", output_index=index, item={**item, "status": "in_progress", "content": []}
+        )
         where = {"item_id": item["id"], "output_index": index, "content_index": 0}
         self.emit("response.content_part.added", **where, part={"type": "output_text", "text": "", "annotations": []})
         for n, piece in enumerate(_pieces(text)):
@@ -508,6 +562,7 @@ def chat_chunk(base: dict, delta: dict | None, finish=None, **extra) -> dict:
 
 # --- server -------------------------------------------------------------------------------------
 
+
 class GatewayServer(LoggingServer):
     """The lab's logging server with the gateway's state: counters, clock and seeded draws."""
 
@@ -516,7 +571,7 @@ class GatewayServer(LoggingServer):
         if isinstance(clock, str):
             clock = parse_iso(clock)
         elif isinstance(clock, datetime):
-            clock = (clock if clock.tzinfo else clock.replace(tzinfo=timezone.utc)).timestamp()
+            clock = (clock if clock.tzinfo else clock.replace(tzinfo=UTC)).timestamp()
         self.clock = Clock(clock, seed)
         self.seed = seed
         self.busy_rng = random.Random(seed)
@@ -539,7 +594,6 @@ class GatewayServer(LoggingServer):
         with self.state_lock:
             draw = self.busy_rng.random()
         return next(name for name, upper in BUSY_TABLE if draw < upper)
-
 
 
 def make_server(port: int, log_path=None, clock=None, seed: int = 7) -> GatewayServer:
@@ -595,16 +649,25 @@ class GatewayHandler(BaseHTTPRequestHandler):
         req_headers: dict = {}
         for name, value in self.headers.items():
             key = name.lower()
-            req_headers[key] = value if key not in req_headers else (
-                (req_headers[key] if isinstance(req_headers[key], list) else [req_headers[key]]) + [value])
+            req_headers[key] = (
+                value
+                if key not in req_headers
+                else ((req_headers[key] if isinstance(req_headers[key], list) else [req_headers[key]]) + [value])
+            )
         request_body = None
         try:
             try:
                 raw = decode_content(read_body(self), self.headers.get("content-encoding"))
             except (ValueError, OSError, EOFError) as exc:  # bad framing or Content-Encoding
                 self.close_connection = True
-                return self._error(ex, 400, "bad-request", f"We could not read the body of your request: {exc}",
-                                   "invalid_request_error", "invalid_body")
+                return self._error(
+                    ex,
+                    400,
+                    "bad-request",
+                    f"We could not read the body of your request: {exc}",
+                    "invalid_request_error",
+                    "invalid_body",
+                )
             request_body = self._body_for_log(raw)
             self._route(ex, behaviour, "/".join(segments[1:]), raw, started)
         except (BrokenPipeError, ConnectionResetError):
@@ -620,15 +683,21 @@ class GatewayHandler(BaseHTTPRequestHandler):
                     pass
         finally:
             ex.log_id = ex.log_id or f"req-{req_no}"
-            srv.write_log({
-                "id": ex.log_id,
-                "started_at": iso(started),
-                "duration_ms": srv.clock.duration_ms(real_start, ex.frames),
-                "request": {"method": self.command, "url": f"http://{HOST}:{srv.server_port}{self.path}",
-                            "headers": req_headers, "body": request_body},
-                "response": {"status": ex.status, "headers": ex.headers, "body": ex.body},
-                "gateway": ex.gateway,
-            })
+            srv.write_log(
+                {
+                    "id": ex.log_id,
+                    "started_at": iso(started),
+                    "duration_ms": srv.clock.duration_ms(real_start, ex.frames),
+                    "request": {
+                        "method": self.command,
+                        "url": f"http://{HOST}:{srv.server_port}{self.path}",
+                        "headers": req_headers,
+                        "body": request_body,
+                    },
+                    "response": {"status": ex.status, "headers": ex.headers, "body": ex.body},
+                    "gateway": ex.gateway,
+                }
+            )
             srv.end()
 
     @staticmethod
@@ -660,8 +729,11 @@ class GatewayHandler(BaseHTTPRequestHandler):
     def _send_stream(self, ex: _Exchange, frames: list[str]) -> None:
         """Write SSE frames one by one (a flush and a short pause each), then close the connection."""
         self.close_connection = True
-        self._start(ex, 200, {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache",
-                              "connection": "close"})
+        self._start(
+            ex,
+            200,
+            {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "connection": "close"},
+        )
         pause = min(FRAME_SLEEP_S, FRAME_BUDGET_S / max(len(frames), 1))
         sent = []
         try:
@@ -674,8 +746,9 @@ class GatewayHandler(BaseHTTPRequestHandler):
         finally:
             ex.body, ex.frames = "".join(sent), len(sent)
 
-    def _error(self, ex: _Exchange, status: int, outcome: str, message: str, etype: str, code, param=None,
-               headers=None) -> None:
+    def _error(
+        self, ex: _Exchange, status: int, outcome: str, message: str, etype: str, code, param=None, headers=None
+    ) -> None:
         ex.gateway["outcome"] = outcome
         self._senddumps(ex, status, envelope(message, etype, code, param), headers)
 
@@ -685,8 +758,14 @@ class GatewayHandler(BaseHTTPRequestHandler):
         method = self.command
         if behaviour not in BEHAVIOURS:
             known = ", ".join(BEHAVIOURS)
-            return self._error(ex, 404, "not-found", f"Unknown behaviour {behaviour!r} in {method} {self.path}; "
-                               f"known behaviours: {known}.", "invalid_request_error", "unknown_url")
+            return self._error(
+                ex,
+                404,
+                "not-found",
+                f"Unknown behaviour {behaviour!r} in {method} {self.path}; known behaviours: {known}.",
+                "invalid_request_error",
+                "unknown_url",
+            )
         apis = {"v1/responses": "responses", "codex/responses": "responses", "v1/chat/completions": "chat"}
         head, _, tail = rest.partition("/")
         if rest.rstrip("/") not in apis and tail.rstrip("/") in apis | {"v1/models": None}:
@@ -698,16 +777,29 @@ class GatewayHandler(BaseHTTPRequestHandler):
             data = [{"id": m, "object": "model", "created": int(started), "owned_by": "incident-lab"} for m in PERSONAS]
             return self._senddumps(ex, 200, {"object": "list", "data": data})
         if api is None or method != "POST":
-            return self._error(ex, 404, "not-found", f"Invalid URL ({method} {self.path})",
-                               "invalid_request_error", "unknown_url")
+            return self._error(
+                ex, 404, "not-found", f"Invalid URL ({method} {self.path})", "invalid_request_error", "unknown_url"
+            )
         try:
             body = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as exc:
-            return self._error(ex, 400, "bad-request", f"We could not parse the JSON body of your request: {exc}",
-                               "invalid_request_error", "invalid_json")
+            return self._error(
+                ex,
+                400,
+                "bad-request",
+                f"We could not parse the JSON body of your request: {exc}",
+                "invalid_request_error",
+                "invalid_json",
+            )
         if not isinstance(body, dict):
-            return self._error(ex, 400, "bad-request", "The request body must be a JSON object.",
-                               "invalid_request_error", "invalid_json")
+            return self._error(
+                ex,
+                400,
+                "bad-request",
+                "The request body must be a JSON object.",
+                "invalid_request_error",
+                "invalid_json",
+            )
         self._generate(ex, behaviour, api, body, started)
 
     def _generate(self, ex: _Exchange, behaviour: str, api: str, body: dict, started: float) -> None:
@@ -725,12 +817,25 @@ class GatewayHandler(BaseHTTPRequestHandler):
         image_param = first_image_param(api, body)
         refuse_images = behaviour == "no-images" or (behaviour == "busy" and "text" in model)
         if outcome == "rate-limited":
-            return self._error(ex, 429, outcome, f"Rate limit reached for {model}. Please try again in 1s.",
-                               "requests", "rate_limit_exceeded", headers=RATE_LIMIT_HEADERS)
+            return self._error(
+                ex,
+                429,
+                outcome,
+                f"Rate limit reached for {model}. Please try again in 1s.",
+                "requests",
+                "rate_limit_exceeded",
+                headers=RATE_LIMIT_HEADERS,
+            )
         if refuse_images and image_param is not None:
-            return self._error(ex, 400, "image-refused",
-                               f"Image input is not supported by model {model} on this gateway.",
-                               "invalid_request_error", "unsupported_image_input", param=image_param)
+            return self._error(
+                ex,
+                400,
+                "image-refused",
+                f"Image input is not supported by model {model} on this gateway.",
+                "invalid_request_error",
+                "unsupported_image_input",
+                param=image_param,
+            )
         if outcome == "server-error":
             return self._error(ex, 500, outcome, SERVER_ERROR_MESSAGE, "server_error", "server_error")
         ex.gateway["outcome"] = outcome
@@ -747,9 +852,18 @@ class GatewayHandler(BaseHTTPRequestHandler):
         srv: GatewayServer = self.server
         resp_id = f"resp_{srv.next_id('resp'):04d}"
         ex.log_id = resp_id
-        response = {"id": resp_id, "object": "response", "created_at": int(started), "status": "in_progress",
-                    "error": None, "incomplete_details": None, "model": model, "output": [],
-                    "tools": echo_tools(body, ex.gateway["strict"]), "usage": None}
+        response = {
+            "id": resp_id,
+            "object": "response",
+            "created_at": int(started),
+            "status": "in_progress",
+            "error": None,
+            "incomplete_details": None,
+            "model": model,
+            "output": [],
+            "tools": echo_tools(body, ex.gateway["strict"]),
+            "usage": None,
+        }
         w = ResponsesWriter(response)
         if outcome == "failed":
             failed = w.snapshot(status="failed", error=FAILED_ERROR)
@@ -774,10 +888,21 @@ class GatewayHandler(BaseHTTPRequestHandler):
         srv: GatewayServer = self.server
         if reply["type"] == "call":
             n = srv.next_id("call")
-            return {"id": f"fc_{n:04d}", "type": "function_call", "status": "completed",
-                    "arguments": dumps(reply["arguments"]), "call_id": f"call_{n:04d}", "name": reply["name"]}
-        return {"id": f"msg_{srv.next_id('msg'):04d}", "type": "message", "role": "assistant", "status": "completed",
-                "content": [{"type": "output_text", "text": reply["text"], "annotations": []}]}
+            return {
+                "id": f"fc_{n:04d}",
+                "type": "function_call",
+                "status": "completed",
+                "arguments": dumps(reply["arguments"]),
+                "call_id": f"call_{n:04d}",
+                "name": reply["name"],
+            }
+        return {
+            "id": f"msg_{srv.next_id('msg'):04d}",
+            "type": "message",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": reply["text"], "annotations": []}],
+        }
 
     def _send_cutdumps(self, ex: _Exchange, obj: dict) -> None:
         """A JSON body cut in half: the declared length is never reached and the connection closes."""
@@ -801,8 +926,11 @@ class GatewayHandler(BaseHTTPRequestHandler):
         call = None
         if reply["type"] == "call":
             n = srv.next_id("call")
-            call = {"id": f"call_{n:04d}", "type": "function", "function": {
-                "name": reply["name"], "arguments": dumps(reply["arguments"])}}
+            call = {
+                "id": f"call_{n:04d}",
+                "type": "function",
+                "function": {"name": reply["name"], "arguments": dumps(reply["arguments"])},
+            }
         prompt = len(dumps(body)) // 4
         completion = max(1, len(dumps(call if call else reply["text"])) // 4)
         usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
@@ -821,11 +949,15 @@ class GatewayHandler(BaseHTTPRequestHandler):
             return self._send_stream(ex, frames)
         cut = outcome == "cut"
         if call:
-            first = {"index": 0, "id": call["id"], "type": "function",
-                     "function": {"name": call["function"]["name"], "arguments": ""}}
+            first = {
+                "index": 0,
+                "id": call["id"],
+                "type": "function",
+                "function": {"name": call["function"]["name"], "arguments": ""},
+            }
             chunks.append(chat_chunk(base, {"role": "assistant", "content": None, "tool_calls": [first]}))
             pieces = _pieces(call["function"]["arguments"])
-            for n, piece in enumerate(pieces[:2] if cut else pieces):
+            for piece in pieces[:2] if cut else pieces:
                 chunks.append(chat_chunk(base, {"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}))
         else:
             chunks.append(chat_chunk(base, {"role": "assistant", "content": ""}))
@@ -843,6 +975,7 @@ class GatewayHandler(BaseHTTPRequestHandler):
 
 
 # --- command line -------------------------------------------------------------------------------
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="Stub upstream gateway of the incident lab (127.0.0.1 only).")

@@ -6,6 +6,7 @@ that passes each chunk on unchanged and keeps a copy; at ``response`` the body i
 ``raw_content`` (so Content-Encoding is not applied twice). Chunk times stay in ``flow.metadata``,
 which ``.mitm`` files keep and HAR drops.
 """
+
 from __future__ import annotations
 
 import time

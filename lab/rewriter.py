@@ -51,6 +51,7 @@ Log: one JSON line per request, written when its response has been sent::
 authorization-like headers are ``"<redacted>"``. ``to`` (to-chat only) is the JSON path of the
 converted value in the request as forwarded.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -63,24 +64,43 @@ import threading
 import time
 import traceback
 import zlib
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script or loaded by file path
-from serving import LoggingServer, decode_content, dumps, read_body  # noqa: E402
+from serving import LoggingServer, decode_content, dumps, read_body
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 MODES = ("strict-converter", "to-chat")
-KINDS = ("strict added", "strict changed", "required changed", "key dropped", "model renamed", "protocol converted",
-         "header added", "header removed", "property dropped", "property rewritten")
+KINDS = (
+    "strict added",
+    "strict changed",
+    "required changed",
+    "key dropped",
+    "model renamed",
+    "protocol converted",
+    "header added",
+    "header removed",
+    "property dropped",
+    "property rewritten",
+)
 ALLOWED_KEYS = ("model", "input", "tools", "stream", "tool_choice", "instructions", "temperature", "max_output_tokens")
 MODEL_MAP = {"gw-coder": "gw-coder-2026-11"}
 NAME = "lab-rewriter/1"
 ADDED_HEADERS = (("user-agent", NAME), ("x-converter", NAME))
-HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te",
-              "trailer", "transfer-encoding", "upgrade"}
+HOP_BY_HOP = {
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "proxy-authenticate",
+    "proxy-authorization",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+}
 TRANSPORT = {"host", "content-length"}
 SECRET = re.compile(r"authorization|api[-_]?key|cookie|token|secret|session|account-id", re.I)
 REDACTED = "<redacted>"
@@ -88,7 +108,7 @@ UPSTREAM_TIMEOUT_S = 60
 
 
 def _now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def jpath(base: str, *keys) -> str:
@@ -127,6 +147,7 @@ def chat_path(path: str) -> str:
 
 # --- headers --------------------------------------------------------------------------------------------
 
+
 def rewrite_headers(headers: list[tuple[str, str]], changes: list) -> list[tuple[str, str]]:
     """Headers to forward (lower-case names, order kept), with each change appended to ``changes``."""
     out = []
@@ -145,6 +166,7 @@ def rewrite_headers(headers: list[tuple[str, str]], changes: list) -> list[tuple
 
 
 # --- strict-converter --------------------------------------------------------------------------------------
+
 
 def _drop_and_rename(body: dict, changes: list, model_map: dict) -> dict:
     out = {}
@@ -172,8 +194,11 @@ def _strict_tool(tool: dict, i: int, changes: list) -> dict:
     if isinstance(params, dict) and isinstance(params.get("properties"), dict):
         every = list(params["properties"])
         if params.get("required") != every:
-            changes.append(change(jpath("$", "tools", i, "parameters", "required"), "required changed",
-                                  params.get("required"), every))
+            changes.append(
+                change(
+                    jpath("$", "tools", i, "parameters", "required"), "required changed", params.get("required"), every
+                )
+            )
             out["parameters"] = {**params, "required": every}
     return out
 
@@ -190,6 +215,7 @@ def strict_converter(body: dict, changes: list, model_map: dict = MODEL_MAP) -> 
 
 
 # --- to-chat: request ------------------------------------------------------------------------------------
+
 
 def _chat_part(part, where: str, changes: list):
     """One Responses content part as a Chat content part (None: dropped, with a change)."""
@@ -216,8 +242,11 @@ def _text_of(content, where: str, changes: list) -> str:
         return content
     texts = []
     for j, part in enumerate(content if isinstance(content, list) else ()):
-        if isinstance(part, dict) and part.get("type") in ("input_text", "output_text", "text") \
-                and isinstance(part.get("text"), str):
+        if (
+            isinstance(part, dict)
+            and part.get("type") in ("input_text", "output_text", "text")
+            and isinstance(part.get("text"), str)
+        ):
             texts.append(part["text"])
         else:
             changes.append(change(f"{where}[{j}]", "property dropped", part, None))
@@ -229,12 +258,15 @@ def convert_input(body: dict, changes: list) -> list[dict]:
     messages: list[dict] = []
     if isinstance(body.get("instructions"), str):
         messages.append({"role": "system", "content": body["instructions"]})
-        changes.append(change("$.instructions", "property rewritten", body["instructions"], messages[-1],
-                              to="$.messages[0]"))
+        changes.append(
+            change("$.instructions", "property rewritten", body["instructions"], messages[-1], to="$.messages[0]")
+        )
     inp = body.get("input")
     if isinstance(inp, str):
         messages.append({"role": "user", "content": inp})
-        changes.append(change("$.input", "property rewritten", inp, messages[-1], to=f"$.messages[{len(messages) - 1}]"))
+        changes.append(
+            change("$.input", "property rewritten", inp, messages[-1], to=f"$.messages[{len(messages) - 1}]")
+        )
         return messages
     for i, item in enumerate(inp if isinstance(inp, list) else ()):
         where = jpath("$", "input", i)
@@ -253,8 +285,11 @@ def convert_input(body: dict, changes: list) -> list[dict]:
             messages.append(msg)
             changes.append(change(where, "property rewritten", item, msg, to=f"$.messages[{len(messages) - 1}]"))
         elif kind == "function_call":
-            call = {"id": item.get("call_id"), "type": "function",
-                    "function": {"name": item.get("name"), "arguments": item.get("arguments") or ""}}
+            call = {
+                "id": item.get("call_id"),
+                "type": "function",
+                "function": {"name": item.get("name"), "arguments": item.get("arguments") or ""},
+            }
             last = messages[-1] if messages else None
             if last is None or last.get("role") != "assistant" or "tool_calls" not in last:
                 if last is not None and last.get("role") == "assistant" and "tool_calls" not in last:
@@ -265,8 +300,11 @@ def convert_input(body: dict, changes: list) -> list[dict]:
             to = f"$.messages[{len(messages) - 1}].tool_calls[{len(messages[-1]['tool_calls']) - 1}]"
             changes.append(change(where, "property rewritten", item, call, to=to))
         elif kind == "function_call_output":
-            msg = {"role": "tool", "tool_call_id": item.get("call_id"),
-                   "content": _text_of(item.get("output"), f"{where}.output", changes)}
+            msg = {
+                "role": "tool",
+                "tool_call_id": item.get("call_id"),
+                "content": _text_of(item.get("output"), f"{where}.output", changes),
+            }
             messages.append(msg)
             changes.append(change(where, "property rewritten", item, msg, to=f"$.messages[{len(messages) - 1}]"))
         else:  # reasoning, item_reference, hosted-tool items: Chat has no place for them
@@ -299,8 +337,9 @@ def to_chat(body: dict, changes: list, model_map: dict = MODEL_MAP) -> dict:
                 fn["parameters"] = t["parameters"]
             fn["strict"] = True
             tools.append({"type": "function", "function": fn})
-            changes.append(change(jpath("$", "tools", i), "property rewritten", t, tools[-1],
-                                  to=f"$.tools[{len(tools) - 1}]"))
+            changes.append(
+                change(jpath("$", "tools", i), "property rewritten", t, tools[-1], to=f"$.tools[{len(tools) - 1}]")
+            )
         out["tools"] = tools
     if "tool_choice" in kept:
         choice = kept["tool_choice"]
@@ -313,14 +352,22 @@ def to_chat(body: dict, changes: list, model_map: dict = MODEL_MAP) -> dict:
         out["stream"] = kept["stream"]
         if kept["stream"] is True:
             out["stream_options"] = {"include_usage": True}
-            changes.append(change("$.stream_options", "property rewritten", None, out["stream_options"],
-                                  to="$.stream_options"))
+            changes.append(
+                change("$.stream_options", "property rewritten", None, out["stream_options"], to="$.stream_options")
+            )
     if "temperature" in kept:
         out["temperature"] = kept["temperature"]
     if "max_output_tokens" in kept:
         out["max_tokens"] = kept["max_output_tokens"]
-        changes.append(change("$.max_output_tokens", "property rewritten", kept["max_output_tokens"],
-                              kept["max_output_tokens"], to="$.max_tokens"))
+        changes.append(
+            change(
+                "$.max_output_tokens",
+                "property rewritten",
+                kept["max_output_tokens"],
+                kept["max_output_tokens"],
+                to="$.max_tokens",
+            )
+        )
     return out
 
 
@@ -329,12 +376,20 @@ def echo_tools(chat_body: dict) -> list:
     out = []
     for t in chat_body.get("tools") or ():
         fn = t.get("function") or {}
-        out.append({"type": "function", "name": fn.get("name"), "description": fn.get("description"),
-                    "parameters": fn.get("parameters"), "strict": fn.get("strict")})
+        out.append(
+            {
+                "type": "function",
+                "name": fn.get("name"),
+                "description": fn.get("description"),
+                "parameters": fn.get("parameters"),
+                "strict": fn.get("strict"),
+            }
+        )
     return out
 
 
 # --- to-chat: response -----------------------------------------------------------------------------------
+
 
 def usage_from_chat(usage) -> dict | None:
     if not isinstance(usage, dict):
@@ -342,13 +397,17 @@ def usage_from_chat(usage) -> dict | None:
     prompt, completion = usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0
     cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
     reasoning = (usage.get("completion_tokens_details") or {}).get("reasoning_tokens") or 0
-    return {"input_tokens": prompt, "input_tokens_details": {"cached_tokens": cached}, "output_tokens": completion,
-            "output_tokens_details": {"reasoning_tokens": reasoning},
-            "total_tokens": usage.get("total_tokens") or prompt + completion}
+    return {
+        "input_tokens": prompt,
+        "input_tokens_details": {"cached_tokens": cached},
+        "output_tokens": completion,
+        "output_tokens_details": {"reasoning_tokens": reasoning},
+        "total_tokens": usage.get("total_tokens") or prompt + completion,
+    }
 
 
 def _suffix(value: str, prefix: str) -> str:
-    return value[len(prefix):] if isinstance(value, str) and value.startswith(prefix) else str(value)
+    return value[len(prefix) :] if isinstance(value, str) and value.startswith(prefix) else str(value)
 
 
 class ChatToResponses:
@@ -388,8 +447,9 @@ class ChatToResponses:
         return frames
 
     def _block(self, block: bytes) -> list[bytes]:
-        data = "\n".join(line[5:].lstrip(" ") for line in block.decode("utf-8", "replace").split("\n")
-                         if line.startswith("data:"))
+        data = "\n".join(
+            line[5:].lstrip(" ") for line in block.decode("utf-8", "replace").split("\n") if line.startswith("data:")
+        )
         if not data or self.done:
             return []
         if data.strip() == "[DONE]":
@@ -403,26 +463,39 @@ class ChatToResponses:
     def _emit(self, etype: str, **fields) -> bytes:
         payload = {"type": etype, **fields, "sequence_number": self.seq}
         self.seq += 1
-        return f"event: {etype}\ndata: {dumps(payload)}\n\n".encode("utf-8")
+        return f"event: {etype}\ndata: {dumps(payload)}\n\n".encode()
 
     def _snapshot(self, **changes) -> dict:
         return json.loads(dumps({**self.response, **changes}))
 
     def _start(self, chunk: dict) -> list[bytes]:
-        self.response = {"id": f"resp_{chunk.get('id', 'chat')}", "object": "response",
-                         "created_at": chunk.get("created") or int(time.time()), "status": "in_progress",
-                         "error": None, "incomplete_details": None, "model": chunk.get("model"), "output": [],
-                         "tools": self.tools, "usage": None}
-        return [self._emit("response.created", response=self._snapshot()),
-                self._emit("response.in_progress", response=self._snapshot())]
+        self.response = {
+            "id": f"resp_{chunk.get('id', 'chat')}",
+            "object": "response",
+            "created_at": chunk.get("created") or int(time.time()),
+            "status": "in_progress",
+            "error": None,
+            "incomplete_details": None,
+            "model": chunk.get("model"),
+            "output": [],
+            "tools": self.tools,
+            "usage": None,
+        }
+        return [
+            self._emit("response.created", response=self._snapshot()),
+            self._emit("response.in_progress", response=self._snapshot()),
+        ]
 
     def _chunk(self, chunk: dict) -> list[bytes]:
         frames = [] if self.response is not None else self._start(chunk)
         if chunk.get("error"):
             err = chunk["error"] if isinstance(chunk["error"], dict) else {"message": str(chunk["error"])}
             self.done = True
-            failed = self._snapshot(status="failed", output=self.output,
-                                    error={"code": err.get("code") or "server_error", "message": err.get("message")})
+            failed = self._snapshot(
+                status="failed",
+                output=self.output,
+                error={"code": err.get("code") or "server_error", "message": err.get("message")},
+            )
             return frames + [self._emit("response.failed", response=failed)]
         if chunk.get("usage"):
             self.usage = usage_from_chat(chunk["usage"])
@@ -432,26 +505,47 @@ class ChatToResponses:
                 if self.text is None:
                     frames += self._open_text(chunk)
                 self.text["content"][0]["text"] += delta["content"]
-                frames.append(self._emit("response.output_text.delta", item_id=self.text["id"],
-                                         output_index=self.text["_index"], content_index=0, delta=delta["content"],
-                                         logprobs=[]))
+                frames.append(
+                    self._emit(
+                        "response.output_text.delta",
+                        item_id=self.text["id"],
+                        output_index=self.text["_index"],
+                        content_index=0,
+                        delta=delta["content"],
+                        logprobs=[],
+                    )
+                )
             for tc in delta.get("tool_calls") or ():
                 index = tc.get("index", 0)
                 fn = tc.get("function") or {}
                 if index not in self.calls:
                     frames += self._close_text()
                     call_id = tc.get("id") or f"call_{index}"
-                    item = {"id": f"fc_{_suffix(call_id, 'call_')}", "type": "function_call", "status": "in_progress",
-                            "arguments": "", "call_id": call_id, "name": fn.get("name"), "_index": len(self.output)}
+                    item = {
+                        "id": f"fc_{_suffix(call_id, 'call_')}",
+                        "type": "function_call",
+                        "status": "in_progress",
+                        "arguments": "",
+                        "call_id": call_id,
+                        "name": fn.get("name"),
+                        "_index": len(self.output),
+                    }
                     self.output.append(item)
                     self.calls[index] = item
-                    frames.append(self._emit("response.output_item.added", output_index=item["_index"],
-                                             item=self._public(item)))
+                    frames.append(
+                        self._emit("response.output_item.added", output_index=item["_index"], item=self._public(item))
+                    )
                 item = self.calls[index]
                 if fn.get("arguments"):
                     item["arguments"] += fn["arguments"]
-                    frames.append(self._emit("response.function_call_arguments.delta", item_id=item["id"],
-                                             output_index=item["_index"], delta=fn["arguments"]))
+                    frames.append(
+                        self._emit(
+                            "response.function_call_arguments.delta",
+                            item_id=item["id"],
+                            output_index=item["_index"],
+                            delta=fn["arguments"],
+                        )
+                    )
             if choice.get("finish_reason"):
                 self.finish = choice["finish_reason"]
                 frames += self._close_all()
@@ -462,16 +556,25 @@ class ChatToResponses:
         return {k: v for k, v in item.items() if not k.startswith("_")}
 
     def _open_text(self, chunk: dict) -> list[bytes]:
-        item = {"id": f"msg_{_suffix(chunk.get('id', 'chat'), 'chatcmpl-')}_{len(self.output)}", "type": "message",
-                "role": "assistant", "status": "in_progress",
-                "content": [{"type": "output_text", "text": "", "annotations": []}], "_index": len(self.output)}
+        item = {
+            "id": f"msg_{_suffix(chunk.get('id', 'chat'), 'chatcmpl-')}_{len(self.output)}",
+            "type": "message",
+            "role": "assistant",
+            "status": "in_progress",
+            "content": [{"type": "output_text", "text": "", "annotations": []}],
+            "_index": len(self.output),
+        }
         self.output.append(item)
         self.text = item
         where = {"item_id": item["id"], "output_index": item["_index"], "content_index": 0}
-        return [self._emit("response.output_item.added", output_index=item["_index"],
-                           item={**self._public(item), "content": []}),
-                self._emit("response.content_part.added", **where,
-                           part={"type": "output_text", "text": "", "annotations": []})]
+        return [
+            self._emit(
+                "response.output_item.added", output_index=item["_index"], item={**self._public(item), "content": []}
+            ),
+            self._emit(
+                "response.content_part.added", **where, part={"type": "output_text", "text": "", "annotations": []}
+            ),
+        ]
 
     def _close_text(self) -> list[bytes]:
         item, self.text = self.text, None
@@ -479,19 +582,27 @@ class ChatToResponses:
             return []
         item["status"] = "completed"
         where = {"item_id": item["id"], "output_index": item["_index"], "content_index": 0}
-        return [self._emit("response.output_text.done", **where, text=item["content"][0]["text"], logprobs=[]),
-                self._emit("response.content_part.done", **where, part=item["content"][0]),
-                self._emit("response.output_item.done", output_index=item["_index"], item=self._public(item))]
+        return [
+            self._emit("response.output_text.done", **where, text=item["content"][0]["text"], logprobs=[]),
+            self._emit("response.content_part.done", **where, part=item["content"][0]),
+            self._emit("response.output_item.done", output_index=item["_index"], item=self._public(item)),
+        ]
 
     def _close_all(self) -> list[bytes]:
         frames = self._close_text()
         for index in sorted(self.calls, key=lambda k: self.calls[k]["_index"]):
             item = self.calls.pop(index)
             item["status"] = "completed"
-            frames.append(self._emit("response.function_call_arguments.done", item_id=item["id"],
-                                     output_index=item["_index"], name=item["name"], arguments=item["arguments"]))
-            frames.append(self._emit("response.output_item.done", output_index=item["_index"],
-                                     item=self._public(item)))
+            frames.append(
+                self._emit(
+                    "response.function_call_arguments.done",
+                    item_id=item["id"],
+                    output_index=item["_index"],
+                    name=item["name"],
+                    arguments=item["arguments"],
+                )
+            )
+            frames.append(self._emit("response.output_item.done", output_index=item["_index"], item=self._public(item)))
         return frames
 
     def _terminal(self) -> list[bytes]:
@@ -499,8 +610,9 @@ class ChatToResponses:
         output = [self._public(i) for i in self.output]
         if self.finish in ("length", "content_filter"):
             reason = "max_output_tokens" if self.finish == "length" else "content_filter"
-            final = self._snapshot(status="incomplete", output=output, usage=self.usage,
-                                   incomplete_details={"reason": reason})
+            final = self._snapshot(
+                status="incomplete", output=output, usage=self.usage, incomplete_details={"reason": reason}
+            )
             return [self._emit("response.incomplete", response=final)]
         final = self._snapshot(status="completed", output=output, usage=self.usage)
         return [self._emit("response.completed", response=final)]
@@ -516,14 +628,25 @@ def chat_json_to_responses(obj: dict, tools: list) -> dict:
     if message.get("tool_calls"):
         delta["tool_calls"] = [{**tc, "index": n} for n, tc in enumerate(message["tool_calls"])]
     chunk = {k: obj.get(k) for k in ("id", "created", "model")}
-    frames += conv._chunk({**chunk, "choices": [{"index": 0, "delta": delta,
-                                                 "finish_reason": (choices[0].get("finish_reason") if choices else None) or "stop"}],
-                           "usage": obj.get("usage")})
+    frames += conv._chunk(
+        {
+            **chunk,
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": delta,
+                    "finish_reason": (choices[0].get("finish_reason") if choices else None) or "stop",
+                }
+            ],
+            "usage": obj.get("usage"),
+        }
+    )
     last = conv._terminal()
     return json.loads(last[-1].decode().split("data: ", 1)[1])["response"]
 
 
 # --- server ---------------------------------------------------------------------------------------------
+
 
 class RewriterServer(LoggingServer):
     def __init__(self, port: int, upstream: str, mode: str = "strict-converter", log_path=None, model_map=None):
@@ -550,8 +673,9 @@ class RewriterServer(LoggingServer):
         self.exchange_started()
 
 
-def make_server(port: int, upstream: str, mode: str = "strict-converter", log_path=None,
-                model_map=None) -> RewriterServer:
+def make_server(
+    port: int, upstream: str, mode: str = "strict-converter", log_path=None, model_map=None
+) -> RewriterServer:
     """A bound, not yet serving rewriter on 127.0.0.1 (``.server_port``); call ``serve_forever``."""
     return RewriterServer(port, upstream, mode=mode, log_path=log_path, model_map=model_map)
 
@@ -579,8 +703,16 @@ class RewriterHandler(BaseHTTPRequestHandler):
     def _handle(self):
         srv: RewriterServer = self.server
         srv.begin()
-        record = {"id": srv.next_id(), "time": _now_iso(), "mode": srv.mode, "method": self.command,
-                  "path_in": self.path, "path_out": self.path, "status": None, "changes": []}
+        record = {
+            "id": srv.next_id(),
+            "time": _now_iso(),
+            "mode": srv.mode,
+            "method": self.command,
+            "path_in": self.path,
+            "path_out": self.path,
+            "status": None,
+            "changes": [],
+        }
         try:
             self._forward(record)
         except (BrokenPipeError, ConnectionResetError):
@@ -598,8 +730,7 @@ class RewriterHandler(BaseHTTPRequestHandler):
         raw = self._read_body()
         body = None
         convert = False
-        if self.command == "POST" and is_responses_path(self.path) and raw \
-                and "content-encoding" not in self.headers:
+        if self.command == "POST" and is_responses_path(self.path) and raw and "content-encoding" not in self.headers:
             try:
                 parsed = json.loads(raw.decode("utf-8"))
             except (UnicodeDecodeError, ValueError):
@@ -615,8 +746,9 @@ class RewriterHandler(BaseHTTPRequestHandler):
         data = raw if body is None else dumps(body).encode("utf-8")
         conn = http.client.HTTPConnection(srv.upstream_host, srv.upstream_port, timeout=UPSTREAM_TIMEOUT_S)
         try:
-            conn.putrequest(self.command, srv.upstream_prefix + record["path_out"], skip_host=True,
-                            skip_accept_encoding=True)
+            conn.putrequest(
+                self.command, srv.upstream_prefix + record["path_out"], skip_host=True, skip_accept_encoding=True
+            )
             conn.putheader("host", f"{srv.upstream_host}:{srv.upstream_port}")
             for key, value in headers:
                 conn.putheader(key, value)
@@ -640,8 +772,11 @@ class RewriterHandler(BaseHTTPRequestHandler):
                 except (UnicodeDecodeError, ValueError):
                     obj = None
                 if isinstance(obj, dict):
-                    return self._send_bytes(resp.status, [("content-type", "application/json")],
-                                            dumps(chat_json_to_responses(obj, tools)).encode("utf-8"))
+                    return self._send_bytes(
+                        resp.status,
+                        [("content-type", "application/json")],
+                        dumps(chat_json_to_responses(obj, tools)).encode("utf-8"),
+                    )
                 return self._send_bytes(resp.status, [("content-type", ctype)], payload)
             self._relay(resp)
         except (OSError, http.client.HTTPException) as exc:
@@ -656,8 +791,14 @@ class RewriterHandler(BaseHTTPRequestHandler):
 
     def _bad_gateway(self, record: dict, exc: Exception) -> None:
         record["status"] = 502
-        err = {"error": {"message": f"The upstream could not be reached: {exc}", "type": "server_error",
-                         "param": None, "code": "bad_gateway"}}
+        err = {
+            "error": {
+                "message": f"The upstream could not be reached: {exc}",
+                "type": "server_error",
+                "param": None,
+                "code": "bad_gateway",
+            }
+        }
         self._send_bytes(502, [("content-type", "application/json")], dumps(err).encode("utf-8"))
 
     def _send_bytes(self, status: int, headers: list, data: bytes) -> None:
@@ -699,8 +840,11 @@ class RewriterHandler(BaseHTTPRequestHandler):
         self.send_header("connection", "close")
         self.end_headers()
         coding = (resp.getheader("content-encoding") or "").lower()
-        inflate = zlib.decompressobj(16 + zlib.MAX_WBITS if coding == "gzip" else zlib.MAX_WBITS) \
-            if coding in ("gzip", "deflate") else None
+        inflate = (
+            zlib.decompressobj(16 + zlib.MAX_WBITS if coding == "gzip" else zlib.MAX_WBITS)
+            if coding in ("gzip", "deflate")
+            else None
+        )
         conv = ChatToResponses(tools)
         try:
             while True:
@@ -718,6 +862,7 @@ class RewriterHandler(BaseHTTPRequestHandler):
 
 
 # --- command line ---------------------------------------------------------------------------------------
+
 
 def _model_map(values: list[str] | None) -> dict:
     if not values:
@@ -737,12 +882,17 @@ def main(argv=None) -> int:
     ap.add_argument("--upstream", required=True, help="http://127.0.0.1:<port>[/prefix] to forward to")
     ap.add_argument("--log", help="append one JSON line per request (every change made) to this file")
     ap.add_argument("--mode", choices=MODES, default="strict-converter")
-    ap.add_argument("--map-model", action="append", metavar="OLD=NEW",
-                    help=f"model id mapping (repeatable); default {', '.join(f'{a}={b}' for a, b in MODEL_MAP.items())}")
+    ap.add_argument(
+        "--map-model",
+        action="append",
+        metavar="OLD=NEW",
+        help=f"model id mapping (repeatable); default {', '.join(f'{a}={b}' for a, b in MODEL_MAP.items())}",
+    )
     args = ap.parse_args(argv)
     try:
-        server = make_server(args.port, args.upstream, mode=args.mode, log_path=args.log,
-                             model_map=_model_map(args.map_model))
+        server = make_server(
+            args.port, args.upstream, mode=args.mode, log_path=args.log, model_map=_model_map(args.map_model)
+        )
     except ValueError as exc:
         ap.error(str(exc))
     return server.serve_until_signalled()

@@ -5,6 +5,7 @@ Scenarios with a ``rewriter`` are recorded at two hops: client → mitmdump (fro
 mitmdump (back) → gateway, ports ``FRONT_PORT``/``REWRITER_PORT``/``BACK_PORT`` in lab/scenarios.py.
 Needs ``lab/.venv-mitm`` (mitmproxy) and ``lab/client/node_modules`` (pi-ai); ``make captures`` makes both.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -77,7 +78,16 @@ def _service(cmd: list[str], port: int, what: str, *, sig=signal.SIGTERM, env=No
 
 @contextmanager
 def gateway(log_path: Path, *, clock: str | None = None, seed: int = 7):
-    cmd = [sys.executable, str(LAB / "gateway.py"), "--port", str(GATEWAY_PORT), "--log", str(log_path), "--seed", str(seed)]
+    cmd = [
+        sys.executable,
+        str(LAB / "gateway.py"),
+        "--port",
+        str(GATEWAY_PORT),
+        "--log",
+        str(log_path),
+        "--seed",
+        str(seed),
+    ]
     if clock:
         cmd += ["--clock", clock]
     yield from _service(cmd, GATEWAY_PORT, "the stub gateway")
@@ -85,9 +95,22 @@ def gateway(log_path: Path, *, clock: str | None = None, seed: int = 7):
 
 @contextmanager
 def recorder(flows: Path, har: Path, *, port: int = PROXY_PORT, upstream: int = GATEWAY_PORT):
-    cmd = [str(MITMDUMP), "--quiet", "--mode", f"reverse:http://127.0.0.1:{upstream}",
-           "--listen-host", "127.0.0.1", "--listen-port", str(port),
-           "-s", str(LAB / "mitm_addon.py"), "-w", str(flows), "--set", f"hardump={har}"]
+    cmd = [
+        str(MITMDUMP),
+        "--quiet",
+        "--mode",
+        f"reverse:http://127.0.0.1:{upstream}",
+        "--listen-host",
+        "127.0.0.1",
+        "--listen-port",
+        str(port),
+        "-s",
+        str(LAB / "mitm_addon.py"),
+        "-w",
+        str(flows),
+        "--set",
+        f"hardump={har}",
+    ]
     env = {**os.environ, "MITMPROXY_CONFDIR": str(WORK / "mitmproxy")}
     # SIGINT: mitmdump writes the HAR on exit
     yield from _service(cmd, port, f"mitmdump on {port}", sig=signal.SIGINT, env=env)
@@ -96,8 +119,18 @@ def recorder(flows: Path, har: Path, *, port: int = PROXY_PORT, upstream: int = 
 @contextmanager
 def rewriter(log_path: Path, mode: str):
     """lab/rewriter.py on REWRITER_PORT, forwarding to the back recorder."""
-    cmd = [sys.executable, str(LAB / "rewriter.py"), "--port", str(REWRITER_PORT),
-           "--upstream", f"http://127.0.0.1:{BACK_PORT}", "--log", str(log_path), "--mode", mode]
+    cmd = [
+        sys.executable,
+        str(LAB / "rewriter.py"),
+        "--port",
+        str(REWRITER_PORT),
+        "--upstream",
+        f"http://127.0.0.1:{BACK_PORT}",
+        "--log",
+        str(log_path),
+        "--mode",
+        mode,
+    ]
     yield from _service(cmd, REWRITER_PORT, "the rewriter")
 
 
@@ -119,21 +152,28 @@ def record(scenario, out_dir: Path) -> None:
     if scenario.rewriter:
         # client → front recorder → rewriter → back recorder → gateway; each process is stopped in reverse
         # order, so the recorders write their HAR after the last exchange has passed through them
-        with gateway(folder / "gateway.jsonl"), \
-                recorder(folder / "back.mitm", folder / "back.har", port=BACK_PORT, upstream=GATEWAY_PORT), \
-                rewriter(folder / "rewriter.jsonl", scenario.rewriter), \
-                recorder(folder / "front.mitm", folder / "front.har", port=FRONT_PORT, upstream=REWRITER_PORT):
-            transcripts = {run.name: run_client(run.client_spec(port=FRONT_PORT), folder / f"transcript-{run.name}.json")
-                           for run in scenario.runs}
+        with (
+            gateway(folder / "gateway.jsonl"),
+            recorder(folder / "back.mitm", folder / "back.har", port=BACK_PORT, upstream=GATEWAY_PORT),
+            rewriter(folder / "rewriter.jsonl", scenario.rewriter),
+            recorder(folder / "front.mitm", folder / "front.har", port=FRONT_PORT, upstream=REWRITER_PORT),
+        ):
+            transcripts = {
+                run.name: run_client(run.client_spec(port=FRONT_PORT), folder / f"transcript-{run.name}.json")
+                for run in scenario.runs
+            }
     else:
         with gateway(folder / "gateway.jsonl"), recorder(folder / "capture.mitm", folder / "capture.har"):
-            transcripts = {run.name: run_client(run.client_spec(), folder / f"transcript-{run.name}.json")
-                           for run in scenario.runs}
+            transcripts = {
+                run.name: run_client(run.client_spec(), folder / f"transcript-{run.name}.json") for run in scenario.runs
+            }
     _check_flows(folder)
     for name, t in transcripts.items():
         final = t.get("final", {})
-        log(f"  {name}: {len(t.get('requests', []))} requests, stop {final.get('stopReason')}"
-            + (f" ({final.get('errorMessage')})" if final.get("errorMessage") else ""))
+        log(
+            f"  {name}: {len(t.get('requests', []))} requests, stop {final.get('stopReason')}"
+            + (f" ({final.get('errorMessage')})" if final.get("errorMessage") else "")
+        )
     if scenario.session_mode:
         run = scenario.runs[0]
         path = folder / "session.jsonl.zstd"
@@ -149,8 +189,10 @@ def _check_flows(folder: Path) -> None:
     for har in sorted(folder.glob("*.har")):
         entries = len(json.loads(har.read_text(encoding="utf-8"))["log"]["entries"])
         if entries != served:
-            log(f"  WARNING: {har.name} holds {entries} flows for {served} gateway exchanges "
-                "(a client closed a stream before the upstream did); record this scenario again")
+            log(
+                f"  WARNING: {har.name} holds {entries} flows for {served} gateway exchanges "
+                "(a client closed a stream before the upstream did); record this scenario again"
+            )
 
 
 def main(argv=None) -> int:
@@ -162,7 +204,10 @@ def main(argv=None) -> int:
     unknown = [n for n in names if n not in BY_NAME and n != "busy-day"]
     if unknown:
         ap.error(f"unknown scenario {', '.join(unknown)}")
-    for tool, hint in [(MITMDUMP, "make captures (creates lab/.venv-mitm)"), (CLIENT.parent / "node_modules", "npm ci --prefix lab/client")]:
+    for tool, hint in [
+        (MITMDUMP, "make captures (creates lab/.venv-mitm)"),
+        (CLIENT.parent / "node_modules", "npm ci --prefix lab/client"),
+    ]:
         if not tool.exists():
             raise SystemExit(f"{tool} is missing: run {hint}")
     WORK.mkdir(exist_ok=True)

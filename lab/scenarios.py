@@ -5,6 +5,7 @@ session writer and the tests read the same definitions. Facts about DSH come fro
 ``../shared/reference/dsh.md`` (0.1.1-rc.2): the bash and read_image schemas (§4), the exact error
 texts (§5, §7), the permission presets (§3).
 """
+
 from __future__ import annotations
 
 import struct
@@ -12,7 +13,7 @@ import zlib
 from base64 import b64encode
 from dataclasses import dataclass, field
 
-from toolkit.knowledge.dsh_tools import BASH_DESCRIPTION, BASH_PARAMETERS  # noqa: F401 (re-exported for the lab)
+from toolkit.knowledge.dsh_tools import BASH_DESCRIPTION, BASH_PARAMETERS
 
 PROXY_PORT = 18787  # mitmdump listens here; the client talks to it
 GATEWAY_PORT = 18788  # the stub gateway, upstream of the recorder
@@ -26,23 +27,34 @@ FAKE_KEY = "sk-lab-FAKE-0000000000000000000000000000"  # never a real key; redac
 READ_IMAGE = {
     "name": "read_image",
     "description": "Read an image file from the workspace and attach it for the model to see.",
-    "parameters": {"type": "object", "properties": {
-        "file_path": {"type": "string", "description": "Path of the image file to read."}}, "required": ["file_path"]},
+    "parameters": {
+        "type": "object",
+        "properties": {"file_path": {"type": "string", "description": "Path of the image file to read."}},
+        "required": ["file_path"],
+    },
 }
 TOOLS = [{"name": "bash", "description": BASH_DESCRIPTION, "parameters": BASH_PARAMETERS}, READ_IMAGE]
 
-SYSTEM_PROMPT = ("You are DeepSeek Harness (DSH), a coding agent working in the user's workspace. "
-                 "Current DSH file policy: danger-full-access.")
+SYSTEM_PROMPT = (
+    "You are DeepSeek Harness (DSH), a coding agent working in the user's workspace. "
+    "Current DSH file policy: danger-full-access."
+)
 USER_TEXT = "The checkout test fails and I saved a screenshot of it as screenshot.png. List the workspace files first."
 
 
 def _png(width: int = 8, height: int = 8) -> bytes:
     """A small real PNG (red/white stripes), made here so the lab needs no binary files."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
     rows = b"".join(b"\0" + (b"\xff\x00\x00" if y % 2 else b"\xff\xff\xff") * width for y in range(height))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(rows, 9)) + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(rows, 9))
+        + chunk(b"IEND", b"")
+    )
 
 
 SCREENSHOT = _png()
@@ -50,25 +62,33 @@ SCREENSHOT_PART = {"type": "image", "data": b64encode(SCREENSHOT).decode(), "mim
 
 # DSH's exact error texts (dsh.md §5 rows 3c and 5, §7 read_image), as tool results: "Error: <message>".
 EMPTY_JUSTIFICATION = "Error: invalid justification: expected a non-empty sentence"
-SAME_MODE = ('Error: sandbox escalation to "danger-full-access" is not strictly wider than this call\'s current '
-             '"danger-full-access" mode')
+SAME_MODE = (
+    'Error: sandbox escalation to "danger-full-access" is not strictly wider than this call\'s current '
+    '"danger-full-access" mode'
+)
 
 
 # dsh.md §5 row 5 for a narrower target: what DSH answers when a converter has made every bash property
 # required, so the model fills `sandbox_permissions` with the first enum value and `justification` with a
 # placeholder sentence (lab/gateway.py build_arguments: required properties get a value of their type).
-NARROWER_MODE = ('Error: sandbox escalation to "workspace-write" is not strictly wider than this call\'s current '
-                 '"danger-full-access" mode')
+NARROWER_MODE = (
+    'Error: sandbox escalation to "workspace-write" is not strictly wider than this call\'s current '
+    '"danger-full-access" mode'
+)
 
 
 def no_image_input(model: str, path: str = "screenshot.png") -> str:
-    return (f'Error: cannot read "{path}" as an image: model "{model}" does not declare image input; '
-            "switch to an image-capable model to read images")
+    return (
+        f'Error: cannot read "{path}" as an image: model "{model}" does not declare image input; '
+        "switch to an image-capable model to read images"
+    )
 
 
-LS_OUTPUT = ("total 24\ndrwxr-xr-x 4 dev dev 4096 Nov 30 09:00 .\n-rw-r--r-- 1 dev dev  812 Nov 30 09:00 package.json\n"
-             "-rw-r--r-- 1 dev dev 3301 Nov 30 09:00 screenshot.png\ndrwxr-xr-x 2 dev dev 4096 Nov 30 09:00 src\n"
-             "drwxr-xr-x 2 dev dev 4096 Nov 30 09:00 tests")
+LS_OUTPUT = (
+    "total 24\ndrwxr-xr-x 4 dev dev 4096 Nov 30 09:00 .\n-rw-r--r-- 1 dev dev  812 Nov 30 09:00 package.json\n"
+    "-rw-r--r-- 1 dev dev 3301 Nov 30 09:00 screenshot.png\ndrwxr-xr-x 2 dev dev 4096 Nov 30 09:00 src\n"
+    "drwxr-xr-x 2 dev dev 4096 Nov 30 09:00 tests"
+)
 
 
 @dataclass
@@ -95,11 +115,23 @@ class Run:
         if self.compat is not None:
             model["compat"] = self.compat
         return {
-            "name": self.name, "piAi": self.pi_ai, "api": self.api, "provider": "gateway",
+            "name": self.name,
+            "piAi": self.pi_ai,
+            "api": self.api,
+            "provider": "gateway",
             "baseUrl": base if self.api == "openai-codex-responses" else f"{base}/v1",
-            "model": model, "apiKey": FAKE_KEY, "systemPrompt": SYSTEM_PROMPT, "tools": TOOLS,
-            "messages": [{"role": "user", "content": [{"type": "text", "text": self.text}] + ([SCREENSHOT_PART] if self.image else [])}],
-            "toolResults": self.tool_results, "maxRequests": self.max_requests,
+            "model": model,
+            "apiKey": FAKE_KEY,
+            "systemPrompt": SYSTEM_PROMPT,
+            "tools": TOOLS,
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [{"type": "text", "text": self.text}] + ([SCREENSHOT_PART] if self.image else []),
+                }
+            ],
+            "toolResults": self.tool_results,
+            "maxRequests": self.max_requests,
         }
 
 
@@ -119,51 +151,97 @@ def _result(text: str, is_error: bool) -> dict:
 
 SCENARIOS = [
     Scenario(
-        "before-fix", "Route without compat, model without input, session in danger-full-access",
-        [Run("before-fix", tool_results=[
-            _result(EMPTY_JUSTIFICATION, True),
-            _result(SAME_MODE, True),
-            _result(no_image_input("gw-coder"), True),
-        ])],
-        session_mode="danger-full-access", settings="settings.before",
+        "before-fix",
+        "Route without compat, model without input, session in danger-full-access",
+        [
+            Run(
+                "before-fix",
+                tool_results=[
+                    _result(EMPTY_JUSTIFICATION, True),
+                    _result(SAME_MODE, True),
+                    _result(no_image_input("gw-coder"), True),
+                ],
+            )
+        ],
+        session_mode="danger-full-access",
+        settings="settings.before",
     ),
     Scenario(
-        "after-fix", "compat.supportsStrictMode: true and input: [text, image]",
-        [Run("after-fix", input=["text", "image"], compat={"supportsStrictMode": True},
-             tool_results=[_result(LS_OUTPUT, False)])],
-        session_mode="danger-full-access", settings="settings.after",
+        "after-fix",
+        "compat.supportsStrictMode: true and input: [text, image]",
+        [
+            Run(
+                "after-fix",
+                input=["text", "image"],
+                compat={"supportsStrictMode": True},
+                tool_results=[_result(LS_OUTPUT, False)],
+            )
+        ],
+        session_mode="danger-full-access",
+        settings="settings.after",
     ),
     Scenario(
-        "other-apis", "The same tools through openai-codex-responses and openai-completions, and pi-ai 0.73.1",
-        [Run("codex", api="openai-codex-responses", behaviour="passthrough", tool_results=[_result(LS_OUTPUT, False)]),
-         Run("completions", api="openai-completions", behaviour="passthrough", tool_results=[_result(LS_OUTPUT, False)]),
-         Run("completions-compat", api="openai-completions", behaviour="passthrough",
-             compat={"supportsStrictMode": True}, tool_results=[_result(LS_OUTPUT, False)]),
-         Run("responses-0.73.1", pi_ai="0.73.1", tool_results=[_result(LS_OUTPUT, False)])],
+        "other-apis",
+        "The same tools through openai-codex-responses and openai-completions, and pi-ai 0.73.1",
+        [
+            Run(
+                "codex", api="openai-codex-responses", behaviour="passthrough", tool_results=[_result(LS_OUTPUT, False)]
+            ),
+            Run(
+                "completions",
+                api="openai-completions",
+                behaviour="passthrough",
+                tool_results=[_result(LS_OUTPUT, False)],
+            ),
+            Run(
+                "completions-compat",
+                api="openai-completions",
+                behaviour="passthrough",
+                compat={"supportsStrictMode": True},
+                tool_results=[_result(LS_OUTPUT, False)],
+            ),
+            Run("responses-0.73.1", pi_ai="0.73.1", tool_results=[_result(LS_OUTPUT, False)]),
+        ],
     ),
     Scenario(
-        "image-refused", "Image declared by the model entry but refused by the gateway",
+        "image-refused",
+        "Image declared by the model entry but refused by the gateway",
         [Run("image-refused", behaviour="no-images", input=["text", "image"], compat={"supportsStrictMode": True})],
     ),
     # Two hops around a converter: the gateway is `passthrough`, so whatever strictness the model sees was
     # put there by the rewriter. The session is in danger-full-access, as in before-fix; the tool results
     # are DSH's answers (dsh.md §5, §7) to the calls the model makes.
     Scenario(
-        "two-hop-strict", "Before-fix client through a strict-converter rewriter to a passthrough gateway",
+        "two-hop-strict",
+        "Before-fix client through a strict-converter rewriter to a passthrough gateway",
         # strict-converter also lists every property in `required`: the model fills all of them as
         # required ones (`sandbox_permissions: "workspace-write"`, `justification: "example"`)
-        [Run("two-hop-strict", behaviour="passthrough", tool_results=[
-            _result(NARROWER_MODE, True),
-            _result(no_image_input("gw-coder"), True),
-        ])],
+        [
+            Run(
+                "two-hop-strict",
+                behaviour="passthrough",
+                tool_results=[
+                    _result(NARROWER_MODE, True),
+                    _result(no_image_input("gw-coder"), True),
+                ],
+            )
+        ],
         rewriter="strict-converter",
     ),
     Scenario(
-        "two-hop-chat", "After-fix client through a to-chat rewriter to a passthrough gateway's Chat Completions",
+        "two-hop-chat",
+        "After-fix client through a to-chat rewriter to a passthrough gateway's Chat Completions",
         # to-chat sets `strict: true` over the client's `strict: false` but keeps `required`: the model fills
         # the optional fields the Codex way, as in before-fix; the screenshot reaches it as an image_url part
-        [Run("two-hop-chat", behaviour="passthrough", input=["text", "image"], compat={"supportsStrictMode": True},
-             tool_results=[_result(EMPTY_JUSTIFICATION, True), _result(SAME_MODE, True)])],
+        [
+            Run(
+                "two-hop-chat",
+                behaviour="passthrough",
+                input=["text", "image"],
+                compat={"supportsStrictMode": True},
+                tool_results=[_result(EMPTY_JUSTIFICATION, True), _result(SAME_MODE, True)],
+            )
+        ],
         rewriter="to-chat",
     ),
 ]

@@ -1,13 +1,14 @@
 """What the lab's stdlib servers share (the stub gateway and the rewriting proxy): a threading HTTP
 server on 127.0.0.1 that writes one JSON log line per exchange, after its response is sent, and can
 wait for the exchanges in flight so that every line is on disk before anyone reads the log."""
+
 from __future__ import annotations
 
 import gzip
 import json
 import threading
-import zlib
 import time
+import zlib
 from http.server import ThreadingHTTPServer
 
 HOST = "127.0.0.1"

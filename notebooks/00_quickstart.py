@@ -52,8 +52,10 @@ result
 # After the fix, the same run passes in every layer:
 
 # %%
-after = verify(toolkit.load_settings(DATA / "configs" / "settings.after.yaml", env={"GATEWAY_API_KEY": "set"}),
-               toolkit.load_captures([DATA / "after-fix" / "capture.har", DATA / "after-fix" / "session.jsonl.zstd"]))
+after = verify(
+    toolkit.load_settings(DATA / "configs" / "settings.after.yaml", env={"GATEWAY_API_KEY": "set"}),
+    toolkit.load_captures([DATA / "after-fix" / "capture.har", DATA / "after-fix" / "session.jsonl.zstd"]),
+)
 after.table[["layer", "verdict", "summary"]]
 
 # %% [markdown]

@@ -31,8 +31,12 @@ bash = {"name": "bash", "description": BASH_DESCRIPTION, "parameters": BASH_PARA
 # %%
 before = toolkit.load_capture(DATA / "before-fix" / "capture.har")
 after = toolkit.load_capture(DATA / "after-fix" / "capture.har")
-pd.DataFrame({"before the fix": before.tools.groupby("name")["strict_state"].agg(lambda s: sorted(set(s.astype(str)))),
-              "after the fix": after.tools.groupby("name")["strict_state"].agg(lambda s: sorted(set(s.astype(str))))})
+pd.DataFrame(
+    {
+        "before the fix": before.tools.groupby("name")["strict_state"].agg(lambda s: sorted(set(s.astype(str)))),
+        "after the fix": after.tools.groupby("name")["strict_state"].agg(lambda s: sorted(set(s.astype(str)))),
+    }
+)
 
 # %% [markdown]
 # ## Why declaring strict support makes tools *less* strict
@@ -43,11 +47,19 @@ pd.DataFrame({"before the fix": before.tools.groupby("name")["strict_state"].agg
 # `strict: false`". So `supportsStrictMode: true` is what makes the tools go out non-strict.
 
 # %%
-pd.DataFrame([{"api": api, "compat.supportsStrictMode": str(c),
-               "strict sent": toolkit.layers.serialization.strict_state(
-                   convert_tools([bash], api=api, compat=None if c is None else {"supportsStrictMode": c})[0])}
-              for api in ("openai-responses", "openai-codex-responses", "openai-completions")
-              for c in (None, True, False)])
+pd.DataFrame(
+    [
+        {
+            "api": api,
+            "compat.supportsStrictMode": str(c),
+            "strict sent": toolkit.layers.serialization.strict_state(
+                convert_tools([bash], api=api, compat=None if c is None else {"supportsStrictMode": c})[0]
+            ),
+        }
+        for api in ("openai-responses", "openai-codex-responses", "openai-completions")
+        for c in (None, True, False)
+    ]
+)
 
 # %% [markdown]
 # ## Why local defaults mislead
@@ -87,8 +99,12 @@ filled, validate_arguments(filled, BASH_PARAMETERS)
 # produced. The lab's captures match exactly; a proxy that rewrote schemas would show up here.
 
 # %%
-sent = {"type": "function", "name": "bash", "description": BASH_DESCRIPTION,
-        "parameters": before.tool_schemas.set_index("schema_hash").loc[before.tools.iloc[0]["schema_hash"], "schema"]}
+sent = {
+    "type": "function",
+    "name": "bash",
+    "description": BASH_DESCRIPTION,
+    "parameters": before.tool_schemas.set_index("schema_hash").loc[before.tools.iloc[0]["schema_hash"], "schema"],
+}
 compare(sent, bash, api="openai-responses", compat=None)
 
 # %% [markdown]

@@ -29,8 +29,10 @@ COLUMNS = ["exchange_id", "route", "declared_input", "input_source", "images_sen
 # DSH refused with its own text.
 
 # %%
-before = check(before_settings, toolkit.load_captures([DATA / "before-fix" / "capture.har",
-                                                       DATA / "before-fix" / "session.jsonl.zstd"]))
+before = check(
+    before_settings,
+    toolkit.load_captures([DATA / "before-fix" / "capture.har", DATA / "before-fix" / "session.jsonl.zstd"]),
+)
 before[COLUMNS]
 
 # %%
@@ -40,7 +42,9 @@ print(before.iloc[-1]["dsh_message"])
 # ## After the fix: declared and accepted
 
 # %%
-check(after_settings, toolkit.load_capture(DATA / "after-fix" / "capture.har"))[COLUMNS + ["media_types", "image_bytes"]]
+check(after_settings, toolkit.load_capture(DATA / "after-fix" / "capture.har"))[
+    COLUMNS + ["media_types", "image_bytes"]
+]
 
 # %% [markdown]
 # ## Declared, but refused downstream

@@ -14,8 +14,8 @@ from pathlib import Path
 import pandas as pd
 
 import toolkit
-from toolkit.layers.execution import check_call, replay
 from toolkit.analysis.whatif import prune_schema, whatif
+from toolkit.layers.execution import check_call, replay
 from toolkit.present.widgets import WhatIfExplorer
 
 pd.set_option("display.max_colwidth", 140)
@@ -27,8 +27,15 @@ DATA = Path("..") / "data"
 # The model filled every optional field, as a strict schema forces it to:
 
 # %%
-filled = {"command": "ls -la", "description": "List files in the workspace", "timeoutMs": 120000, "workdir": ".",
-          "run_in_background": False, "sandbox_permissions": "danger-full-access", "justification": ""}
+filled = {
+    "command": "ls -la",
+    "description": "List files in the workspace",
+    "timeoutMs": 120000,
+    "workdir": ".",
+    "run_in_background": False,
+    "sandbox_permissions": "danger-full-access",
+    "justification": "",
+}
 check_call("bash", filled, mode="danger-full-access")
 
 # %% [markdown]
@@ -42,8 +49,10 @@ check_call("bash", {**filled, "justification": "Listing the workspace needs full
 # DSH 0.1.6-alpha.2 accepts a request for the current mode as a no-op. It does not change stage 3c:
 
 # %%
-[check_call("bash", args, mode="danger-full-access", dsh="0.1.6-alpha.2").message
- for args in (filled, {**filled, "justification": "Listing the workspace needs full access."})]
+[
+    check_call("bash", args, mode="danger-full-access", dsh="0.1.6-alpha.2").message
+    for args in (filled, {**filled, "justification": "Listing the workspace needs full access."})
+]
 
 # %% [markdown]
 # ## The session, replayed

@@ -14,8 +14,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 import toolkit
-from toolkit.present import plots
 from toolkit.analysis.triage import errors
+from toolkit.present import plots
 from toolkit.present.widgets import CaptureExplorer
 
 pd.set_option("display.max_colwidth", 160)
@@ -71,13 +71,16 @@ plt.show()
 calls = day.calls.merge(day.exchanges[["exchange_id", "endpoint"]], on="exchange_id")
 calls["justification"] = calls["arguments"].map(lambda a: a.get("justification") if isinstance(a, dict) else None)
 calls.groupby("endpoint", observed=True)["justification"].agg(
-    calls="size", empty_justification=lambda s: int((s == "").sum()))
+    calls="size", empty_justification=lambda s: int((s == "").sum())
+)
 
 # %% [markdown]
 # ## Which requests carried images
 
 # %%
-images = day.inputs[day.inputs["part_type"] == "input_image"].merge(day.exchanges[["exchange_id", "endpoint", "model", "status"]])
+images = day.inputs[day.inputs["part_type"] == "input_image"].merge(
+    day.exchanges[["exchange_id", "endpoint", "model", "status"]]
+)
 images.groupby(["endpoint", "model", "status"], observed=True).size().rename("image parts").to_frame()
 
 # %% [markdown]

@@ -13,16 +13,16 @@ TITLE = "Tool calls refused after the gateway migration"
 
 # %%
 import pandas as pd
-from IPython.display import HTML, Markdown, display
+from IPython.display import Markdown, display
 
 import toolkit
-from toolkit.present import plots
-from toolkit.layers.capability import check
-from toolkit.layers.config import suggest_fix
-from toolkit.layers.execution import replay
 from toolkit.analysis.triage import errors
 from toolkit.analysis.verify import verify
 from toolkit.analysis.whatif import whatif
+from toolkit.layers.capability import check
+from toolkit.layers.config import suggest_fix
+from toolkit.layers.execution import replay
+from toolkit.present import plots
 
 pd.set_option("display.max_colwidth", 160)
 settings = toolkit.load_settings(SETTINGS, env={})
@@ -43,15 +43,31 @@ result
 events = []
 for e in capture.exchanges.itertuples():
     calls = capture.calls[capture.calls["exchange_id"] == e.exchange_id]
-    events.append({"time": e.started_at, "source": e.source, "what": f"{e.api} request to {e.model}",
-                   "outcome": f"{e.status if pd.notna(e.status) else ''} {e.terminal}".strip(),
-                   "calls": ", ".join(calls["name"].astype(str))})
+    events.append(
+        {
+            "time": e.started_at,
+            "source": e.source,
+            "what": f"{e.api} request to {e.model}",
+            "outcome": f"{e.status if pd.notna(e.status) else ''} {e.terminal}".strip(),
+            "calls": ", ".join(calls["name"].astype(str)),
+        }
+    )
 results = capture.events[capture.events["type"] == "tool/result"]
-result_time = {p["message"]["source"]["callId"]: t for p, t in zip(results["payload"], results["time"])
-               if isinstance(p, dict) and "message" in p}
+result_time = {
+    p["message"]["source"]["callId"]: t
+    for p, t in zip(results["payload"], results["time"])
+    if isinstance(p, dict) and "message" in p
+}
 for r in capture.tool_results[capture.tool_results["is_error"].fillna(False)].itertuples():
-    events.append({"time": result_time.get(r.call_id), "source": "DSH", "what": f"tool result for {r.call_id}",
-                   "outcome": r.text, "calls": ""})
+    events.append(
+        {
+            "time": result_time.get(r.call_id),
+            "source": "DSH",
+            "what": f"tool result for {r.call_id}",
+            "outcome": r.text,
+            "calls": "",
+        }
+    )
 pd.DataFrame(events).sort_values("time", kind="stable", ignore_index=True)
 
 # %%
@@ -86,7 +102,8 @@ check(settings, capture)[["exchange_id", "declared_input", "images_sent", "place
 
 # %%
 replay(capture, settings=settings, mode=settings.default_preset["sandbox_mode"])[
-    ["source", "call_id", "tool", "effective_mode", "message", "agrees"]]
+    ["source", "call_id", "tool", "effective_mode", "message", "agrees"]
+]
 
 # %% [markdown]
 # ### Every error, placed in its layer
@@ -102,8 +119,9 @@ errors(capture)[["source", "kind", "message", "layer", "rule_id"]]
 # %%
 from toolkit.analysis.provenance import table
 
-table(settings, captures=[c for c in CAPTURES if "session" not in c],
-      sessions=[c for c in CAPTURES if "session" in c])[["field", "question", "answer", "actor", "settled"]]
+table(settings, captures=[c for c in CAPTURES if "session" not in c], sessions=[c for c in CAPTURES if "session" in c])[
+    ["field", "question", "answer", "actor", "settled"]
+]
 
 # %% [markdown]
 # ## Root causes
@@ -111,16 +129,17 @@ table(settings, captures=[c for c in CAPTURES if "session" not in c],
 # %%
 causes = {
     "capability": "The model entry declares no image input, so images never reach the model (`input` is the key; "
-                  "`inputModalities` is ignored by llm-pi-ai).",
+    "`inputModalities` is ignored by llm-pi-ai).",
     "schema and protocol": "The route does not declare strict support, so pi-ai leaves `strict` out and the gateway reads the "
-                           "tools as strict: the model fills every optional field, `justification: \"\"` among them.",
+    'tools as strict: the model fills every optional field, `justification: ""` among them.',
     "runtime policy": "DSH advertises the escalation fields even in `danger-full-access`, refuses an empty justification, "
-                      "and refuses a request for the mode the session already has.",
+    "and refuses a request for the mode the session already has.",
 }
 failing = {r.layer for r in result.results if r.verdict == "fail"}
 layer_of = {"capability": "capability", "schema and protocol": "serialization", "runtime policy": "execution"}
-display(Markdown("\n".join(f"* **{k}**: {v}" for k, v in causes.items() if layer_of[k] in failing)
-                 or "No layer failed."))
+display(
+    Markdown("\n".join(f"* **{k}**: {v}" for k, v in causes.items() if layer_of[k] in failing) or "No layer failed.")
+)
 
 # %% [markdown]
 # ## Fixes
@@ -130,4 +149,5 @@ print(suggest_fix(SETTINGS, env={}) or "The settings need no change.")
 
 # %%
 whatif(capture, mode=settings.default_preset["sandbox_mode"]).pivot_table(
-    index="policy", columns="outcome", values="call_id", aggfunc="count", fill_value=0, observed=False)
+    index="policy", columns="outcome", values="call_id", aggfunc="count", fill_value=0, observed=False
+)

@@ -69,10 +69,14 @@ chat_changes.groupby("kind").size().rename("changes").to_frame()
 # One hop (the recorder in front of the gateway) and the DSH session:
 
 # %%
-before = table(DATA / "configs" / "settings.before.yaml", captures=[DATA / "before-fix" / "capture.har"],
-               sessions=[DATA / "before-fix" / "session.jsonl.zstd"])
+before = table(
+    DATA / "configs" / "settings.before.yaml",
+    captures=[DATA / "before-fix" / "capture.har"],
+    sessions=[DATA / "before-fix" / "session.jsonl.zstd"],
+)
 before[before["field"].isin(["bash.strict", "bash.justification", "gw-coder.input"])][
-    ["field", "question", "answer", "actor", "settled"]]
+    ["field", "question", "answer", "actor", "settled"]
+]
 
 # %% [markdown]
 # `settled` is false where the evidence stops. With only the gateway's HTTP traffic and no session log,
@@ -88,8 +92,10 @@ http_only[~http_only["settled"].astype(bool)][["field", "question", "answer", "e
 # With both hops, "who changed the schema" has an answer:
 
 # %%
-two_hop = table(DATA / "configs" / "settings.before.yaml",
-                captures=[DATA / "two-hop-strict" / "front.har", DATA / "two-hop-strict" / "back.har"])
+two_hop = table(
+    DATA / "configs" / "settings.before.yaml",
+    captures=[DATA / "two-hop-strict" / "front.har", DATA / "two-hop-strict" / "back.har"],
+)
 two_hop[two_hop["field"] == "bash.strict"][["question", "answer", "actor", "evidence"]]
 
 # %% [markdown]

@@ -4,6 +4,7 @@ source; it is executed top to bottom in a fresh kernel and written as ``NN_name.
 The outputs are what nbval compares in ``make test``, so they are written reproducibly: no widget
 state, no timings, a fixed kernelspec and no Python patch version.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,8 +22,9 @@ KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "langua
 
 def build(source: Path) -> Path:
     nb = jupytext.read(source)
-    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(HERE)}},
-                   record_timing=False).execute()
+    NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(HERE)}}, record_timing=False
+    ).execute()
     nb.metadata.pop("widgets", None)
     nb.metadata["kernelspec"] = KERNELSPEC
     nb.metadata.get("language_info", {}).pop("version", None)

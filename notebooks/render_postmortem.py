@@ -4,6 +4,7 @@ The notebook runs top to bottom with the evidence its first cell names; the code
 figures are embedded, and the two scripts nbconvert links from a CDN (MathJax, RequireJS, unused
 here) are dropped, so the file opens offline and can be attached to a postmortem as it is.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,8 +24,12 @@ _FETCHING_BLOCK = re.compile(r'<script type="(?:module|text/x-mathjax-config)">(
 
 def render(notebook: Path, out: Path) -> Path:
     nb = nbformat.read(notebook, as_version=4)
-    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(notebook.parent)}}).execute()
-    html, _ = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True).from_notebook_node(nb)
+    NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(notebook.parent)}}
+    ).execute()
+    html, _ = HTMLExporter(
+        exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True
+    ).from_notebook_node(nb)
     html = _FETCHING_BLOCK.sub("", _EXTERNAL_SCRIPT.sub("", html))
     if re.search(r'(src|href)="https?://|import\("https?://', html):
         raise SystemExit(f"{out}: the rendered report still links an external resource")

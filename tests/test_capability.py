@@ -1,11 +1,13 @@
 """Layer 3: declared input against what went on the wire and what the backend answered."""
+
 from __future__ import annotations
 
 import base64
 import json
 
-import toolkit
 from conftest import REPO
+
+import toolkit
 from toolkit.layers.capability import VERDICTS, check
 from toolkit.layers.config import load_settings
 
@@ -25,19 +27,29 @@ def test_before_fix_images_never_left_dsh():
     assert verdicts(out) == ["undeclared-refused-locally"] * 5
     http, session = out.iloc[0], out.iloc[-1]
     assert (http["route"], http["route_match"], http["declared_input"], http["input_source"]) == (
-        "gateway", "baseURL path", ("text",), "route defaultInput (default [text])")
+        "gateway",
+        "baseURL path",
+        ("text",),
+        "route defaultInput (default [text])",
+    )
     assert (http["images_sent"], http["placeholder"], http["dsh_before_sending"]) == (0, True, "refuses")
     assert http["dsh_message"] == 'pi-ai model "gw-coder" does not support image input'
     assert session["route_match"] == "session" and session["dsh_message"] == (
         'cannot read "screenshot.png" as an image: model "gw-coder" does not declare image input; '
-        "switch to an image-capable model to read images")
+        "switch to an image-capable model to read images"
+    )
 
 
 def test_after_fix_declared_and_accepted():
     out = check(AFTER, toolkit.load_capture(DATA / "after-fix" / "capture.mitm"))
     assert verdicts(out) == ["declared-and-accepted"] * 2
     row = out.iloc[0]
-    assert (row["images_sent"], row["media_types"], row["status"], row["dsh_before_sending"]) == (1, "image/png", 200, "sends")
+    assert (row["images_sent"], row["media_types"], row["status"], row["dsh_before_sending"]) == (
+        1,
+        "image/png",
+        200,
+        "sends",
+    )
 
 
 def test_declared_but_refused_downstream():
@@ -56,12 +68,15 @@ def test_a_capture_from_another_configuration_is_called_out():
 def _line(path: str, model: str, content: list, status: int = 200) -> dict:
     body = {"model": model, "stream": False, "input": [{"role": "user", "content": content}]}
     resp = {"id": "r", "object": "response", "status": "completed", "model": model, "output": []}
-    return {"request": {"method": "POST", "url": f"http://127.0.0.1:9{path}/responses", "body": body},
-            "response": {"status": status, "body": resp}}
+    return {
+        "request": {"method": "POST", "url": f"http://127.0.0.1:9{path}/responses", "body": body},
+        "response": {"status": status, "body": resp},
+    }
 
 
 def test_undeclared_but_capable_and_unknown_routes(tmp_path):
-    settings = load_settings("""
+    settings = load_settings(
+        """
 llm-pi-ai:
   providers:
     text-gw:
@@ -75,11 +90,17 @@ llm-pi-ai:
       models:
         - id: m1
           input: [text, image]
-""", env={})
-    placeholder = [{"type": "input_text", "text": "see"},
-                   {"type": "input_text", "text": "(image omitted: model does not support images)"}]
-    image = [{"type": "input_text", "text": "see"},
-             {"type": "input_image", "detail": "auto", "image_url": f"data:image/png;base64,{PNG}"}]
+""",
+        env={},
+    )
+    placeholder = [
+        {"type": "input_text", "text": "see"},
+        {"type": "input_text", "text": "(image omitted: model does not support images)"},
+    ]
+    image = [
+        {"type": "input_text", "text": "see"},
+        {"type": "input_image", "detail": "auto", "image_url": f"data:image/png;base64,{PNG}"},
+    ]
     lines = [_line("/a/v1", "m1", placeholder), _line("/b/v1", "m1", image), _line("/c/v1", "m7", image)]
     log = tmp_path / "log.jsonl"
     log.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
@@ -92,7 +113,9 @@ llm-pi-ai:
 
 def test_requests_without_images_are_not_rows(tmp_path):
     log = tmp_path / "text.jsonl"
-    log.write_text(json.dumps(_line("/x/v1", "gw-coder", [{"type": "input_text", "text": "hi"}])) + "\n", encoding="utf-8")
+    log.write_text(
+        json.dumps(_line("/x/v1", "gw-coder", [{"type": "input_text", "text": "hi"}])) + "\n", encoding="utf-8"
+    )
     out = check(AFTER, toolkit.load_capture(log))
     assert out.empty and list(out.columns)[-2:] == ["verdict", "evidence"]
 

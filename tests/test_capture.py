@@ -1,4 +1,5 @@
 """Capture frames: declared dtypes, counts that reconcile, schemas stored once, nothing secret."""
+
 from __future__ import annotations
 
 import json
@@ -6,12 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+from conftest import FIXTURES, REPO
 
 import toolkit
-from conftest import FIXTURES, REPO
-from toolkit.capture import frames
-from toolkit.capture import FRAME_NAMES, load_captures
+from toolkit.capture import FRAME_NAMES, frames, load_captures
 
 DATA = REPO / "data"
 SECRET = "sk-proj-9f8e7d6c5b4a39281726354433221100"
@@ -30,7 +31,7 @@ def _check_dtypes(cap) -> None:
             if dtype == frames.CAT:
                 assert isinstance(actual, pd.CategoricalDtype), (name, col, actual)
             elif dtype is object:
-                assert actual == object, (name, col, actual)
+                assert actual is np.dtype(object) or actual == np.dtype(object), (name, col, actual)
             else:
                 assert actual == pd.api.types.pandas_dtype(dtype), (name, col, actual, dtype)
 
@@ -58,7 +59,8 @@ def test_bundled_data_reads_without_loss():
     assert len(s) == len(files) >= 15 and s["reconciles"].all() and (s["lost"] == 0).all()
     # everything else in data/ is a transcript, a settings file or a README, and is said to be skipped
     assert sorted(Path(x.split(": ")[0]).suffix for x in skipped) == sorted(
-        p.suffix for p in DATA.rglob("*") if p.is_file() and p not in files)
+        p.suffix for p in DATA.rglob("*") if p.is_file() and p not in files
+    )
     # the three failures of the incident are visible in the raw frames
     assert "absent" in set(cap.tools["strict_state"])
     assert (cap.calls["arguments"].map(lambda a: isinstance(a, dict) and a.get("justification") == "")).any()
@@ -70,10 +72,18 @@ def test_partly_bad_files_reconcile_across_formats(tmp_path):
     good = (FIXTURES / "jsonl" / "canonical.jsonl").read_text(encoding="utf-8").splitlines()
     bad_jsonl = tmp_path / "log.jsonl"
     bad_jsonl.write_text("\n".join([good[0], '{"broken": ', good[0], "[1, 2]", ""]), encoding="utf-8")
-    har = {"log": {"version": "1.2", "entries": [
-        {"request": {"method": "GET", "url": "http://127.0.0.1/v1/models"}, "response": {"status": 200, "content": {"size": 0, "text": ""}}},
-        "not an entry",
-    ]}}
+    har = {
+        "log": {
+            "version": "1.2",
+            "entries": [
+                {
+                    "request": {"method": "GET", "url": "http://127.0.0.1/v1/models"},
+                    "response": {"status": 200, "content": {"size": 0, "text": ""}},
+                },
+                "not an entry",
+            ],
+        }
+    }
     bad_har = tmp_path / "x.har"
     bad_har.write_text(json.dumps(har), encoding="utf-8")
     cap = load_captures([bad_jsonl, bad_har])
@@ -97,14 +107,42 @@ def test_the_same_schema_is_stored_once():
 
 
 def _plant_secrets(tmp_path) -> Path:
-    body = {"model": "m", "stream": False, "input": [{"role": "user", "content": [{"type": "input_text", "text": f"my key is {SECRET}"}]}],
-            "tools": [{"type": "function", "name": "bash", "parameters": {"type": "object", "properties": {"command": {"type": "string"}}}}]}
-    resp = {"id": "r", "object": "response", "status": "completed", "model": "m",
-            "output": [{"type": "function_call", "id": "fc", "call_id": "c", "name": "bash",
-                        "arguments": json.dumps({"command": f"curl -H 'Authorization: Bearer {SECRET}' https://x"})}]}
-    line = {"request": {"method": "POST", "url": f"http://127.0.0.1/v1/responses?api_key={SECRET}",
-                        "headers": {"Authorization": f"Bearer {SECRET}", "Cookie": "session=abc"}, "body": body},
-            "response": {"status": 200, "headers": {"set-cookie": "id=1"}, "body": resp}}
+    body = {
+        "model": "m",
+        "stream": False,
+        "input": [{"role": "user", "content": [{"type": "input_text", "text": f"my key is {SECRET}"}]}],
+        "tools": [
+            {
+                "type": "function",
+                "name": "bash",
+                "parameters": {"type": "object", "properties": {"command": {"type": "string"}}},
+            }
+        ],
+    }
+    resp = {
+        "id": "r",
+        "object": "response",
+        "status": "completed",
+        "model": "m",
+        "output": [
+            {
+                "type": "function_call",
+                "id": "fc",
+                "call_id": "c",
+                "name": "bash",
+                "arguments": json.dumps({"command": f"curl -H 'Authorization: Bearer {SECRET}' https://x"}),
+            }
+        ],
+    }
+    line = {
+        "request": {
+            "method": "POST",
+            "url": f"http://127.0.0.1/v1/responses?api_key={SECRET}",
+            "headers": {"Authorization": f"Bearer {SECRET}", "Cookie": "session=abc"},
+            "body": body,
+        },
+        "response": {"status": 200, "headers": {"set-cookie": "id=1"}, "body": resp},
+    }
     p = tmp_path / "secrets.jsonl"
     p.write_text(json.dumps(line) + "\n", encoding="utf-8")
     return p
@@ -134,7 +172,10 @@ def test_cli_summary_and_clean_errors(tmp_path):
     png.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 20)
     bad = subprocess.run(exe + ["summary", str(png)], capture_output=True, text=True)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
-    assert bad.stderr.strip() == f"agent-contract: error: {png} (byte 0): this is a PNG image, not a capture (HAR, JSONL, SSE, DSH session or mitmproxy flows)"
+    assert (
+        bad.stderr.strip()
+        == f"agent-contract: error: {png} (byte 0): this is a PNG image, not a capture (HAR, JSONL, SSE, DSH session or mitmproxy flows)"
+    )
 
 
 def test_readme_one_liner_works():

@@ -1,4 +1,5 @@
 """``agent-contract verify``, ``ingest`` and ``variants``: exit codes, formats, the JSON schema, a snapshot."""
+
 from __future__ import annotations
 
 import json
@@ -8,22 +9,36 @@ import subprocess
 import sys
 
 import pandas as pd
+from conftest import REPO
 from jsonschema import Draft202012Validator
 
-from conftest import REPO
 from toolkit.present.report import json_schema
 
 SNAPSHOT = REPO / "tests" / "snapshots" / "verify_before.md"
-BEFORE = ["--settings", "data/configs/settings.before.yaml", "--capture", "data/before-fix/capture.har",
-          "--session", "data/before-fix/session.jsonl.zstd"]
-AFTER = ["--settings", "data/configs/settings.after.yaml", "--capture", "data/after-fix/capture.har",
-         "--session", "data/after-fix/session.jsonl.zstd"]
+BEFORE = [
+    "--settings",
+    "data/configs/settings.before.yaml",
+    "--capture",
+    "data/before-fix/capture.har",
+    "--session",
+    "data/before-fix/session.jsonl.zstd",
+]
+AFTER = [
+    "--settings",
+    "data/configs/settings.after.yaml",
+    "--capture",
+    "data/after-fix/capture.har",
+    "--session",
+    "data/after-fix/session.jsonl.zstd",
+]
 
 
 def run(*args: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("GATEWAY_API_KEY", "DSH_PERMISSION_MODE")}
     env.update(env_extra or {})
-    return subprocess.run([sys.executable, "-m", "toolkit.present.cli", *args], capture_output=True, text=True, cwd=REPO, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "toolkit.present.cli", *args], capture_output=True, text=True, cwd=REPO, env=env
+    )
 
 
 def test_exit_codes():
@@ -38,7 +53,11 @@ def test_exit_codes():
 def test_text_names_the_failing_layers_and_the_exact_messages():
     out = run("verify", *BEFORE).stdout
     assert re.findall(r"^(\w+)\s+(PASS|WARN|FAIL)", out, re.M) == [
-        ("CONFIG", "WARN"), ("SERIALIZATION", "FAIL"), ("CAPABILITY", "FAIL"), ("EXECUTION", "FAIL")]
+        ("CONFIG", "WARN"),
+        ("SERIALIZATION", "FAIL"),
+        ("CAPABILITY", "FAIL"),
+        ("EXECUTION", "FAIL"),
+    ]
     assert "×2: invalid justification: expected a non-empty sentence" in out
     assert "sk-lab-FAKE" not in out
 
@@ -69,9 +88,11 @@ def test_html_report_is_one_self_contained_file(tmp_path):
 
 
 def test_start_up_does_not_import_plotting_or_jupyter():
-    code = ("import sys, io, contextlib; from toolkit.present import cli\n"
-            "with contextlib.redirect_stdout(io.StringIO()): cli.main(['verify'] + sys.argv[1:])\n"
-            "print(sorted(m for m in ('matplotlib', 'ipywidgets', 'IPython', 'jupyterlab') if m in sys.modules))")
+    code = (
+        "import sys, io, contextlib; from toolkit.present import cli\n"
+        "with contextlib.redirect_stdout(io.StringIO()): cli.main(['verify'] + sys.argv[1:])\n"
+        "print(sorted(m for m in ('matplotlib', 'ipywidgets', 'IPython', 'jupyterlab') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code, *BEFORE], capture_output=True, text=True, cwd=REPO)
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stderr
 

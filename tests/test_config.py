@@ -1,12 +1,13 @@
 """Layer 1: settings resolve as DSH and pi-ai resolve them; each finding quotes DSH where DSH speaks."""
+
 from __future__ import annotations
 
 import textwrap
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
+
 from toolkit.layers.config import SettingsError, apply_fix, load_settings, suggest_fix
 
 CONFIGS = REPO / "data" / "configs"
@@ -53,7 +54,13 @@ def test_lab_before_config_findings_and_sources():
     assert m["strict_mode_local_default"] == True and m["supports_strict_mode"] == False  # noqa: E712 (numpy bools)
     assert m["strict_mode_source"].startswith("pi-ai getCompat default for openai-responses")
     assert m["strict_mode_winner"].startswith("provider's resolved value") and m["tool_strict"] == "absent"
-    assert s.default_model == {"route": "gateway", "model": "gw-coder", "source": "agent-default-model", "exists": True, "line": 2}
+    assert s.default_model == {
+        "route": "gateway",
+        "model": "gw-coder",
+        "source": "agent-default-model",
+        "exists": True,
+        "line": 2,
+    }
     assert (s.default_preset["sandbox_mode"], s.default_preset["approval"]) == ("danger-full-access", "never")
     assert one(s, "image-undeclared")["dsh_message"] == 'pi-ai model "gw-coder" does not support image input'
 
@@ -63,7 +70,12 @@ def test_lab_after_config_is_clean_when_the_key_is_set():
     assert codes(s) == []
     m = s.model("gateway", "gw-coder")
     assert (m["input"], m["input_source"], m["supports_strict_mode"], m["strict_mode_source"], m["tool_strict"]) == (
-        ("text", "image"), "entry", True, "route compat", "false")
+        ("text", "image"),
+        "entry",
+        True,
+        "route compat",
+        "false",
+    )
     assert s.routes.iloc[0]["api_key_set"]
 
 
@@ -72,30 +84,52 @@ def test_fix_turns_before_into_after_and_leaves_the_rest_byte_for_byte():
     fixed = apply_fix(BEFORE, env={})
     assert fixed.splitlines()[1:] == after.splitlines()[1:]  # all but the header comment, which says "before"
     diff = suggest_fix(BEFORE, env={})
-    changed = [l for l in diff.splitlines() if l[:1] in "+-" and not l.startswith(("+++", "---"))]
-    assert changed == ["+      compat:", "+        supportsStrictMode: true",
-                       "-          inputModalities: [text, image]", "+          input: [text, image]"]
+    changed = [ln for ln in diff.splitlines() if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
+    assert changed == [
+        "+      compat:",
+        "+        supportsStrictMode: true",
+        "-          inputModalities: [text, image]",
+        "+          input: [text, image]",
+    ]
     assert diff.startswith(f"--- a/{BEFORE}\n+++ b/{BEFORE}\n")
     assert suggest_fix(AFTER, env={"GATEWAY_API_KEY": "x"}) == ""
     assert BEFORE.read_text(encoding="utf-8") == before  # the file itself is never written
 
 
 def test_fix_keeps_comments_and_crlf():
-    text = ("# top\r\nllm-pi-ai:\r\n  providers:\r\n    gw:  # the gateway\r\n      api: openai-responses\r\n"
-            "      baseURL: http://x/v1\r\n      models:\r\n        - id: m1  # main\r\n")
+    text = (
+        "# top\r\nllm-pi-ai:\r\n  providers:\r\n    gw:  # the gateway\r\n      api: openai-responses\r\n"
+        "      baseURL: http://x/v1\r\n      models:\r\n        - id: m1  # main\r\n"
+    )
     fixed = apply_fix(text, env={})
-    assert fixed == ("# top\r\nllm-pi-ai:\r\n  providers:\r\n    gw:  # the gateway\r\n      api: openai-responses\r\n"
-                     "      baseURL: http://x/v1\r\n      compat:\r\n        supportsStrictMode: true\r\n      models:\r\n"
-                     "        - id: m1  # main\r\n          input: [text, image]\r\n")
+    assert fixed == (
+        "# top\r\nllm-pi-ai:\r\n  providers:\r\n    gw:  # the gateway\r\n      api: openai-responses\r\n"
+        "      baseURL: http://x/v1\r\n      compat:\r\n        supportsStrictMode: true\r\n      models:\r\n"
+        "        - id: m1  # main\r\n          input: [text, image]\r\n"
+    )
 
 
-@pytest.mark.parametrize("extra, code, dsh", [
-    ("      provider: gw\n", "removed-key", 'llm-pi-ai: provider "gw" sets "provider", which moved to the providers dict key'),
-    ("      maxRetries: 3\n", "removed-key",
-     'llm-pi-ai: provider "gw" sets maxRetries or maxRetryDelayMs, which were removed; compose agent recovery with dsh-llm-retry'),
-    ("      defaultInput: []\n", "empty-default-input", 'llm-pi-ai: provider "gw" defaultInput must name at least one modality'),
-    ("      displayName: ''\n", "empty-field", 'llm-pi-ai: provider "gw" has an empty displayName'),
-])
+@pytest.mark.parametrize(
+    "extra, code, dsh",
+    [
+        (
+            "      provider: gw\n",
+            "removed-key",
+            'llm-pi-ai: provider "gw" sets "provider", which moved to the providers dict key',
+        ),
+        (
+            "      maxRetries: 3\n",
+            "removed-key",
+            'llm-pi-ai: provider "gw" sets maxRetries or maxRetryDelayMs, which were removed; compose agent recovery with dsh-llm-retry',
+        ),
+        (
+            "      defaultInput: []\n",
+            "empty-default-input",
+            'llm-pi-ai: provider "gw" defaultInput must name at least one modality',
+        ),
+        ("      displayName: ''\n", "empty-field", 'llm-pi-ai: provider "gw" has an empty displayName'),
+    ],
+)
 def test_route_level_refusals(extra, code, dsh):
     text = ROUTE.replace("      apiKeyEnv: KEY\n", "      apiKeyEnv: KEY\n" + extra)
     f = one(settings(text), code)
@@ -104,35 +138,46 @@ def test_route_level_refusals(extra, code, dsh):
 
 
 def test_removed_keys_and_empty_default_input_are_fixed_by_edits():
-    text = ROUTE.replace("      apiKeyEnv: KEY\n", "      apiKeyEnv: KEY\n      maxRetryDelayMs: 10\n      defaultInput: []  # oops\n")
+    text = ROUTE.replace(
+        "      apiKeyEnv: KEY\n", "      apiKeyEnv: KEY\n      maxRetryDelayMs: 10\n      defaultInput: []  # oops\n"
+    )
     fixed = apply_fix(textwrap.dedent(text).lstrip("\n"), env={"KEY": "x"})
     assert "maxRetryDelayMs" not in fixed and "      defaultInput: [text]  # oops\n" in fixed
     assert load_settings(fixed, env={"KEY": "x"}).findings.empty
 
 
 def test_compat_vocabulary_and_api_refusals():
-    s = settings(ROUTE.replace("        supportsStrictMode: true\n",
-                               "        supportsStrictMode: true\n        supportsStrict: true\n"
-                               "        supportsToolSearch: true\n        supportsDeveloperRole:\n")
-                 .replace("          input: [text, image]\n", "          input: [text, image]\n          compat:\n"
-                          "            supportsStore: false\n"))
+    s = settings(
+        ROUTE.replace(
+            "        supportsStrictMode: true\n",
+            "        supportsStrictMode: true\n        supportsStrict: true\n"
+            "        supportsToolSearch: true\n        supportsDeveloperRole:\n",
+        ).replace(
+            "          input: [text, image]\n",
+            "          input: [text, image]\n          compat:\n            supportsStore: false\n",
+        )
+    )
     assert one(s, "compat-undeclared")["dsh_message"] == (
         'llm-pi-ai: provider "gw" route sets compat "supportsStrict", which no wire protocol declares; the configurable '
         "switches are supportsStore, supportsDeveloperRole, supportsReasoningEffort, supportsUsageInStreaming, "
         "maxTokensField, requiresToolResultName, requiresAssistantAfterToolResult, requiresThinkingAsText, "
         "requiresReasoningContentOnAssistantMessages, thinkingFormat, chatTemplateKwargs, supportsStrictMode, "
         "cacheControlFormat, supportsLongCacheRetention, supportsEagerToolInputStreaming, supportsCacheControlOnTools, "
-        "supportsTemperature, forceAdaptiveThinking, allowEmptySignature, supportsStrictTools")
+        "supportsTemperature, forceAdaptiveThinking, allowEmptySignature, supportsStrictTools"
+    )
     assert one(s, "compat-withheld")["dsh_message"].endswith(
         'route sets compat "supportsToolSearch", which is not configurable here: pi-ai\'s installed catalog sets it for '
-        "the vendors that need it, so name that provider as the route instead")
+        "the vendors that need it, so name that provider as the route instead"
+    )
     assert one(s, "compat-valueless")["dsh_message"].endswith(
         'route sets compat "supportsDeveloperRole" with no value; give it one, or remove the key to leave the field to the '
-        "next layer — the installed catalog entry, then pi-ai's own detection")
+        "next layer — the installed catalog entry, then pi-ai's own detection"
+    )
     assert one(s, "compat-wrong-api")["dsh_message"] == (
         'llm-pi-ai: provider "gw" model "m1" sets compat "supportsStore", but its api is "openai-responses", which does not '
         'take it; that switch exists on openai-completions, and "openai-responses" offers supportsDeveloperRole, '
-        "supportsStrictMode, supportsLongCacheRetention")
+        "supportsStrictMode, supportsLongCacheRetention"
+    )
 
 
 def test_models_duplicates_missing_api_and_none_listed():
@@ -141,15 +186,19 @@ def test_models_duplicates_missing_api_and_none_listed():
     s = settings(ROUTE.replace("      api: openai-responses\n", ""))
     assert one(s, "needs-api")["dsh_message"] == (
         'llm-pi-ai: provider "gw" model "m1" needs an api; the installed catalog does not describe it, so set the '
-        "route's api to the wire protocol its endpoint speaks")
+        "route's api to the wire protocol its endpoint speaks"
+    )
     s = settings(ROUTE.split("      models:")[0])
     assert one(s, "no-models")["dsh_message"] == (
         'llm-pi-ai: provider "gw" resolves no models; the installed catalog does not describe this route, so its '
-        "models must be listed in configuration")
+        "models must be listed in configuration"
+    )
 
 
 def test_strict_and_image_findings_follow_the_api():
-    plain = ROUTE.replace("      compat:\n        supportsStrictMode: true\n", "").replace("          input: [text, image]\n", "")
+    plain = ROUTE.replace("      compat:\n        supportsStrictMode: true\n", "").replace(
+        "          input: [text, image]\n", ""
+    )
     assert codes(settings(plain)) == ["image-undeclared", "strict-absent"]
     codex = settings(plain.replace("openai-responses", "openai-codex-responses"))
     assert codes(codex) == ["image-undeclared"] and codex.models.iloc[0]["tool_strict"] == "null"
@@ -157,7 +206,9 @@ def test_strict_and_image_findings_follow_the_api():
     assert codes(chat) == ["image-undeclared"] and chat.models.iloc[0]["tool_strict"] == "absent"
     old = settings(plain, pi_ai_version="0.73.1")
     assert codes(old) == ["image-undeclared"] and old.models.iloc[0]["tool_strict"] == "false"
-    wide = settings(plain.replace("      apiKeyEnv: KEY\n", "      apiKeyEnv: KEY\n      defaultInput: [text, image]\n"))
+    wide = settings(
+        plain.replace("      apiKeyEnv: KEY\n", "      apiKeyEnv: KEY\n      defaultInput: [text, image]\n")
+    )
     assert codes(wide) == ["strict-absent"]
     assert wide.models.iloc[0]["input_source"] == "route defaultInput"
 
@@ -167,14 +218,25 @@ def test_default_model_and_preset_resolution():
     f = one(missing_route, "default-route-missing")
     assert "route `nowhere`" in f["message"] and f["line"] == 13
     missing_model = settings(ROUTE + "agent-default-model:\n  provider: gw\n  model: m9\n")
-    assert one(missing_model, "default-model-missing")["dsh_message"] == 'pi-ai provider "gw" has no configured model "m9"'
+    assert (
+        one(missing_model, "default-model-missing")["dsh_message"] == 'pi-ai provider "gw" has no configured model "m9"'
+    )
     base = settings(ROUTE)
-    assert base.default_model["route"] == "deepseek-official" and base.default_model["source"].startswith("base default")
-    assert base.default_preset == {"preset": None, "sandbox_mode": "workspace-write", "approval": "ask",
-                                   "source": "base bundle default (sandbox-policy)"}
+    assert base.default_model["route"] == "deepseek-official" and base.default_model["source"].startswith(
+        "base default"
+    )
+    assert base.default_preset == {
+        "preset": None,
+        "sandbox_mode": "workspace-write",
+        "approval": "ask",
+        "source": "base bundle default (sandbox-policy)",
+    }
     env = settings(ROUTE, env={"KEY": "x", "DSH_PERMISSION_MODE": "danger-full-access"})
     assert (env.default_preset["sandbox_mode"], env.default_preset["approval"], env.default_preset["source"]) == (
-        "danger-full-access", "never", "DSH_PERMISSION_MODE")
+        "danger-full-access",
+        "never",
+        "DSH_PERMISSION_MODE",
+    )
     assert one(settings(ROUTE + "permission:\n  defaultPreset: yolo\n"), "unknown-preset")["severity"] == "error"
 
 
@@ -205,10 +267,15 @@ def test_unreadable_settings_file_is_a_clear_error(tmp_path):
 
 
 def test_route_compat_no_model_can_read():
-    s = settings(ROUTE.replace("        supportsStrictMode: true\n", "        supportsStrictMode: true\n        supportsStore: true\n"))
+    s = settings(
+        ROUTE.replace(
+            "        supportsStrictMode: true\n", "        supportsStrictMode: true\n        supportsStore: true\n"
+        )
+    )
     assert one(s, "compat-unreadable")["dsh_message"] == (
         'llm-pi-ai: provider "gw" sets compat "supportsStore", but no model on the route speaks a protocol that takes '
-        "it; it exists on openai-completions")
+        "it; it exists on openai-completions"
+    )
 
 
 def test_catalog_values_and_their_source():
@@ -216,5 +283,10 @@ def test_catalog_values_and_their_source():
     s = settings(text, catalog={"gw": {"m1": {"input": ["text", "image"], "contextWindow": 1000}}})
     m = s.model("gw", "m1")
     assert (m["input"], m["input_source"], m["context_window"], m["context_window_source"], m["max_tokens_source"]) == (
-        ("text", "image"), "catalog", 1000, "catalog", "defaultMaxTokens default")
+        ("text", "image"),
+        "catalog",
+        1000,
+        "catalog",
+        "defaultMaxTokens default",
+    )
     assert "image-undeclared" not in codes(s)

@@ -1,4 +1,5 @@
 """Formats are told apart by content, and unreadable files say where and why."""
+
 from __future__ import annotations
 
 import gzip
@@ -7,9 +8,9 @@ import zlib
 
 import pytest
 import zstandard
+from conftest import FIXTURES
 
 import toolkit
-from conftest import FIXTURES
 from toolkit import CaptureError
 from toolkit.sources.detect import detect
 
@@ -19,16 +20,19 @@ JSONL = '{"request": {"method": "POST", "url": "http://127.0.0.1/v1/responses", 
 SSE = 'event: response.created\ndata: {"type":"response.created","response":{"id":"r","status":"in_progress"}}\n\n'
 
 
-@pytest.mark.parametrize("name, content, expected", [
-    ("a.txt", HAR, "har"),
-    ("a.jsonl", json.dumps(json.loads(HAR), indent=2), "har"),  # pretty-printed, misleading name
-    ("capture", '{"log": {"entries": [], "version": "1.2"}}', "har"),
-    ("b.har", SESSION, "dsh-session"),
-    ("c.json", JSONL, "jsonl"),
-    ("d.jsonl", SSE, "sse"),
-    ("e", ": keep-alive comment\n\ndata: {}\n\n", "sse"),
-    ("f.har", '1234:5:value,}', "mitm"),
-])
+@pytest.mark.parametrize(
+    "name, content, expected",
+    [
+        ("a.txt", HAR, "har"),
+        ("a.jsonl", json.dumps(json.loads(HAR), indent=2), "har"),  # pretty-printed, misleading name
+        ("capture", '{"log": {"entries": [], "version": "1.2"}}', "har"),
+        ("b.har", SESSION, "dsh-session"),
+        ("c.json", JSONL, "jsonl"),
+        ("d.jsonl", SSE, "sse"),
+        ("e", ": keep-alive comment\n\ndata: {}\n\n", "sse"),
+        ("f.har", "1234:5:value,}", "mitm"),
+    ],
+)
 def test_format_comes_from_content_not_name(tmp_path, name, content, expected):
     p = tmp_path / name
     p.write_text(content, encoding="utf-8")
@@ -47,16 +51,19 @@ def test_real_multi_frame_session_is_detected(dsh_sessions):
         assert detect(p) == "dsh-session", p.name
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"", "the file is empty"),
-    (b"  \n\t\n", "only white space"),
-    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "this is a PNG image, not a capture"),
-    (b"%PDF-1.7\n", "a PDF document"),
-    (b"hello world, this is not a capture\n", "unknown format: the content starts with 'hello world"),
-    (b'{"model": "x", "input": [1, 2', "not valid JSON"),
-    (b'{\n  "model": "x"\n}\n', "neither HAR"),
-    (b'[{"request_id": "1"}]', "Helicone export use `--format jsonl`"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"", "the file is empty"),
+        (b"  \n\t\n", "only white space"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "this is a PNG image, not a capture"),
+        (b"%PDF-1.7\n", "a PDF document"),
+        (b"hello world, this is not a capture\n", "unknown format: the content starts with 'hello world"),
+        (b'{"model": "x", "input": [1, 2', "not valid JSON"),
+        (b'{\n  "model": "x"\n}\n', "neither HAR"),
+        (b'[{"request_id": "1"}]', "Helicone export use `--format jsonl`"),
+    ],
+)
 def test_unreadable_files_raise_one_clear_error(tmp_path, content, message):
     p = tmp_path / "input.bin"
     p.write_bytes(content)

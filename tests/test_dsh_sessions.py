@@ -1,4 +1,5 @@
 """DSH session logs: the decoder state machine and the file reader, over all 169 real fixtures."""
+
 from __future__ import annotations
 
 import json
@@ -32,7 +33,7 @@ def _fixture_files(root: Path) -> list[Path]:
 
 
 def _lines(path: Path) -> list[tuple[int, dict]]:
-    return [(n, json.loads(l)) for n, l in enumerate(path.read_text("utf-8").split("\n"), 1) if l.strip()]
+    return [(n, json.loads(ln)) for n, ln in enumerate(path.read_text("utf-8").split("\n"), 1) if ln.strip()]
 
 
 def _session(*records: dict, header: dict | None = None) -> list[tuple[int, str]]:
@@ -60,8 +61,11 @@ def test_every_fixture_reconciles(dsh_sessions):
             assert per_line.pop(f"line {n}") == want, (path.name, n)
         assert not per_line
         # one bundle per (turn, step) seen, each id once
-        steps = {(o["data"]["turn"], o["data"]["step"]) for _, o in lines
-                 if isinstance(o.get("data"), dict) and "turn" in o["data"] and "step" in o["data"]}
+        steps = {
+            (o["data"]["turn"], o["data"]["step"])
+            for _, o in lines
+            if isinstance(o.get("data"), dict) and "turn" in o["data"] and "step" in o["data"]
+        }
         ids = [d.exchange.exchange_id for d in got[Decoded]]
         assert sorted(ids) == sorted(f"{path.name}:t{t}s{s}" for t, s in steps), path.name
         # every tool/call is a call of its step's bundle, arguments parsed as the file says
@@ -70,12 +74,22 @@ def test_every_fixture_reconciles(dsh_sessions):
             if o["type"] == "tool/call":
                 d = o["data"]
                 c = calls[(f"{path.name}:t{d['turn']}s{d['step']}", d["callId"])]
-                assert (c.name, c.arguments_raw, c.arguments, c.complete) == (d["name"], d["arguments"], json.loads(d["arguments"]), True)
+                assert (c.name, c.arguments_raw, c.arguments, c.complete) == (
+                    d["name"],
+                    d["arguments"],
+                    json.loads(d["arguments"]),
+                    True,
+                )
         assert len(got[ToolResult]) == sum(o["type"] == "tool/result" for _, o in lines)
         assert all(r.exchange_id in ids for r in got[ToolResult])
         assert all(e.exchange_id in ids for e in got[Event] if e.exchange_id)
-        totals.update(lines=len(lines), events=len(got[Event]), exchanges=len(ids),
-                      calls=sum(len(d.calls) for d in got[Decoded]), results=len(got[ToolResult]))
+        totals.update(
+            lines=len(lines),
+            events=len(got[Event]),
+            exchanges=len(ids),
+            calls=sum(len(d.calls) for d in got[Decoded]),
+            results=len(got[ToolResult]),
+        )
     assert totals == Counter(lines=5341, events=15604, exchanges=347, calls=192, results=182)
 
 
@@ -115,33 +129,70 @@ def test_bash_tool_turn(dsh_sessions):
     got = _split(_records(path, "bash"))
     s1, s2 = got[Decoded]
     assert s1.exchange.exchange_id == "bash:t1s1" and s1.exchange.location == "line 5"
-    assert (s1.exchange.model, s1.exchange.provider, s1.exchange.api) == ("deepseek-v4-flash", "deepseek-official", "other")
+    assert (s1.exchange.model, s1.exchange.provider, s1.exchange.api) == (
+        "deepseek-v4-flash",
+        "deepseek-official",
+        "other",
+    )
     assert (s1.exchange.terminal, s2.exchange.terminal) == ("completed", "completed")
-    assert (s1.exchange.input_tokens, s1.exchange.output_tokens, s1.exchange.cache_read_tokens, s1.exchange.reasoning_tokens) == (2877, 90, 0, 18)
+    assert (
+        s1.exchange.input_tokens,
+        s1.exchange.output_tokens,
+        s1.exchange.cache_read_tokens,
+        s1.exchange.reasoning_tokens,
+    ) == (2877, 90, 0, 18)
     assert s1.exchange.stream is True and s1.exchange.started_at is None  # the snapshots carry no times
     assert s1.tools == [] and [i.kind for i in s1.issues] == ["placeholder"] and s2.issues == []
     (call,) = s1.calls
     assert call.call_id == "call_00_fkbBRJsUrGKd1pWVc4Gn8233" and call.name == "bash"
-    assert call.arguments == {"command": "echo TERMINAL_OK", "description": "Echo TERMINAL_OK to verify terminal access"}
-    assert call.arguments_raw == '{"command": "echo TERMINAL_OK", "description": "Echo TERMINAL_OK to verify terminal access"}'
+    assert call.arguments == {
+        "command": "echo TERMINAL_OK",
+        "description": "Echo TERMINAL_OK to verify terminal access",
+    }
+    assert (
+        call.arguments_raw
+        == '{"command": "echo TERMINAL_OK", "description": "Echo TERMINAL_OK to verify terminal access"}'
+    )
     assert s2.calls == []
     (result,) = got[ToolResult]
     assert (result.exchange_id, result.call_id, result.is_error, result.text, result.turn, result.step) == (
-        "bash:t1s1", "call_00_fkbBRJsUrGKd1pWVc4Gn8233", False, "TERMINAL_OK\n", 1, 1)
+        "bash:t1s1",
+        "call_00_fkbBRJsUrGKd1pWVc4Gn8233",
+        False,
+        "TERMINAL_OK\n",
+        1,
+        1,
+    )
     # line 14: tool-call-chunks with 31 args and 30 dt, no seq0/time0
     members = [e for e in got[Event] if e.location == "line 14"]
     assert len(members) == 31 and {e.packed for e in members} == {"tool-call-chunks"}
     assert [e.member for e in members] == list(range(31))
-    assert all(e.type == "assistant/chunk" and e.seq is None and e.time is None and e.exchange_id == "bash:t1s1" for e in members)
-    assert members[1].payload == {"turn": 1, "step": 1, "chunk": {
-        "type": "tool-call-delta", "index": 1, "id": "call_00_fkbBRJsUrGKd1pWVc4Gn8233", "name": "bash", "argumentsDelta": "{"}}
+    assert all(
+        e.type == "assistant/chunk" and e.seq is None and e.time is None and e.exchange_id == "bash:t1s1"
+        for e in members
+    )
+    assert members[1].payload == {
+        "turn": 1,
+        "step": 1,
+        "chunk": {
+            "type": "tool-call-delta",
+            "index": 1,
+            "id": "call_00_fkbBRJsUrGKd1pWVc4Gn8233",
+            "name": "bash",
+            "argumentsDelta": "{",
+        },
+    }
 
 
 def test_flat_tool_result_layout(dsh_sessions):
     path = dsh_sessions / "apps__web__tests__snapshots__fresh-round-trip__session.jsonl"
     (result,) = _split(_records(path, "f"))[ToolResult]
     assert (result.exchange_id, result.call_id, result.is_error, result.text) == (
-        "f:t1s1", "call_00_BYXlxjFaalMg95YVqEeF2495", False, "WEB_E2E_OK\n")
+        "f:t1s1",
+        "call_00_BYXlxjFaalMg95YVqEeF2495",
+        False,
+        "WEB_E2E_OK\n",
+    )
 
 
 def test_tool_result_errors_and_abort(dsh_sessions):
@@ -156,7 +207,10 @@ def test_error_finish_is_failed(dsh_sessions):
     path = dsh_sessions / "examples__acp-agent__tests__snapshots__error-finish__session.jsonl"
     (d,) = _split(_records(path))[Decoded]
     assert (d.exchange.terminal, d.exchange.error_code, d.exchange.error_message) == (
-        "failed", "AUTH", "simulated provider error (HTTP 401)")
+        "failed",
+        "AUTH",
+        "simulated provider error (HTTP 401)",
+    )
 
 
 def test_max_tokens_cut_call_and_api_from_replay_state(dsh_sessions):
@@ -253,7 +307,7 @@ def test_truncated_zstd_keeps_what_was_decoded(dsh_sessions, tmp_path):
     assert len({e.location for e in got[Event]}) + len(bad) == got[EntryCount][0].entries
 
     corrupt = bytearray(data)
-    corrupt[len(data) // 2: len(data) // 2 + 16] = b"\xff" * 16
+    corrupt[len(data) // 2 : len(data) // 2 + 16] = b"\xff" * 16
     cpath = tmp_path / "corrupt.zstd"
     cpath.write_bytes(bytes(corrupt))
     got = _split(_records(cpath, "c"))
@@ -273,17 +327,27 @@ def test_zstd_truncated_inside_the_header_frame(tmp_path):
 
 def test_bad_lines_become_problems(tmp_path):
     path = tmp_path / "session.jsonl"
-    path.write_text("\n".join([
-        '{"type":"session","version":0,"id":"x","createdAt":1}',
-        '{"type":"turn/start","data":{"turn":1}}',
-        '{"type": "turn/end", oops}',
-        "[1, 2]",
-        "",
-        '{"data":{}}',
-        '{"type":"turn/end","data":{"turn":1,"reason":{"kind":"completed"}}}',
-    ]) + "\n", "utf-8")
+    path.write_text(
+        "\n".join(
+            [
+                '{"type":"session","version":0,"id":"x","createdAt":1}',
+                '{"type":"turn/start","data":{"turn":1}}',
+                '{"type": "turn/end", oops}',
+                "[1, 2]",
+                "",
+                '{"data":{}}',
+                '{"type":"turn/end","data":{"turn":1,"reason":{"kind":"completed"}}}',
+            ]
+        )
+        + "\n",
+        "utf-8",
+    )
     got = _split(_records(path, "b"))
-    assert [(p.location, p.kind) for p in got[Problem]] == [("line 3", "bad-line"), ("line 4", "bad-line"), ("line 6", "bad-line")]
+    assert [(p.location, p.kind) for p in got[Problem]] == [
+        ("line 3", "bad-line"),
+        ("line 4", "bad-line"),
+        ("line 6", "bad-line"),
+    ]
     assert "line 3" in got[Problem][0].message and "column 22" in got[Problem][0].message
     assert "array" in got[Problem][1].message and '"type"' in got[Problem][2].message
     assert [e.location for e in got[Event]] == ["line 1", "line 2", "line 7"]
@@ -293,7 +357,7 @@ def test_bad_lines_become_problems(tmp_path):
 def test_empty_file_and_non_header_raise(tmp_path):
     empty = tmp_path / "empty.jsonl"
     empty.write_bytes(b"")
-    with pytest.raises(CaptureError, match="empty.jsonl.*line 1"):
+    with pytest.raises(CaptureError, match=r"empty\.jsonl.*line 1"):
         _records(empty)
     other = tmp_path / "other.jsonl"
     other.write_text('{"type":"turn/start","data":{"turn":1}}\n')
@@ -312,27 +376,63 @@ def test_empty_file_and_non_header_raise(tmp_path):
 
 
 def test_v0_packed_rows_timing():
-    row = {"type": "tool-call-chunks", "seq0": 9, "time0": 1787000000150,
-           "data": {"turn": 1, "step": 1, "index": 0, "id": "call_1", "name": "bash", "dt": [1, 0, 5],
-                    "args": ["{\"command\":", "\"ls\"", "", "}"]}}
+    row = {
+        "type": "tool-call-chunks",
+        "seq0": 9,
+        "time0": 1787000000150,
+        "data": {
+            "turn": 1,
+            "step": 1,
+            "index": 0,
+            "id": "call_1",
+            "name": "bash",
+            "dt": [1, 0, 5],
+            "args": ['{"command":', '"ls"', "", "}"],
+        },
+    }
     members, note = expand_packed("tool-call-chunks", row["data"], seq0=9, time0=1787000000150)
     assert note is None
-    assert [(s, t) for s, t, _ in members] == [(9, 1787000000150), (10, 1787000000151), (11, 1787000000151), (12, 1787000000156)]
-    recs = decode_lines("v0", _session(
-        {"type": "step/start", "seq": 8, "time": 1787000000100, "data": {"turn": 1, "step": 1}},
-        row,
-        {"type": "text-chunks", "data": {"turn": 1, "step": 1, "index": 1, "dt": [3], "texts": ["a", "b"]}},
-        {"type": "reasoning-chunks", "seq0": 15, "time0": 1787000000200, "data": {"turn": 1, "step": 1, "index": 2, "dt": [2, 2], "texts": ["x", "y"]}},
-        {"type": "tool/call", "seq": 17, "time": 1787000000300, "data": {"turn": 1, "step": 1, "callId": "call_1", "name": "bash", "arguments": "{\"command\":\"ls\"}"}},
-        {"type": "step/end", "seq": 18, "time": 1787000000400, "data": {"turn": 1, "step": 1}},
-    ))
+    assert [(s, t) for s, t, _ in members] == [
+        (9, 1787000000150),
+        (10, 1787000000151),
+        (11, 1787000000151),
+        (12, 1787000000156),
+    ]
+    recs = decode_lines(
+        "v0",
+        _session(
+            {"type": "step/start", "seq": 8, "time": 1787000000100, "data": {"turn": 1, "step": 1}},
+            row,
+            {"type": "text-chunks", "data": {"turn": 1, "step": 1, "index": 1, "dt": [3], "texts": ["a", "b"]}},
+            {
+                "type": "reasoning-chunks",
+                "seq0": 15,
+                "time0": 1787000000200,
+                "data": {"turn": 1, "step": 1, "index": 2, "dt": [2, 2], "texts": ["x", "y"]},
+            },
+            {
+                "type": "tool/call",
+                "seq": 17,
+                "time": 1787000000300,
+                "data": {"turn": 1, "step": 1, "callId": "call_1", "name": "bash", "arguments": '{"command":"ls"}'},
+            },
+            {"type": "step/end", "seq": 18, "time": 1787000000400, "data": {"turn": 1, "step": 1}},
+        ),
+    )
     ev = [r for r in recs if isinstance(r, Event)]
     tc = [e for e in ev if e.packed == "tool-call-chunks"]
-    assert [(e.seq, e.time) for e in tc] == [(9, 1787000000.15), (10, 1787000000.151), (11, 1787000000.151), (12, 1787000000.156)]
+    assert [(e.seq, e.time) for e in tc] == [
+        (9, 1787000000.15),
+        (10, 1787000000.151),
+        (11, 1787000000.151),
+        (12, 1787000000.156),
+    ]
     assert "".join(e.payload["chunk"]["argumentsDelta"] for e in tc) == '{"command":"ls"}'
     text = [e for e in ev if e.packed == "text-chunks"]
     assert [(e.seq, e.time, e.payload["chunk"]) for e in text] == [
-        (None, None, {"type": "text-delta", "index": 1, "text": "a"}), (None, None, {"type": "text-delta", "index": 1, "text": "b"})]
+        (None, None, {"type": "text-delta", "index": 1, "text": "a"}),
+        (None, None, {"type": "text-delta", "index": 1, "text": "b"}),
+    ]
     reasoning = [e for e in ev if e.packed == "reasoning-chunks"]
     assert [(e.seq, e.time) for e in reasoning] == [(15, 1787000000.2), (16, 1787000000.202)]
     assert ev[0].time == 1787000000.0 and ev[1].seq == 8
@@ -347,43 +447,146 @@ def test_v0_packed_rows_timing():
 
 def test_v3_embedded_streams():
     header = {"type": "session", "version": 3, "id": "s3", "createdAt": 1787000000000, "isSeeded": False}
-    recs = decode_lines("v3", _session(
-        {"type": "system/message", "seq": 0, "time": 1787000000001, "surfaceOp": "append", "data": {"content": "sys"}},
-        {"type": "request/header", "seq": 1, "time": 1787000000002, "data": {"header": {"config": {"provider": "p", "model": "m", "api": "openai-responses"},
-                                                                                        "tools": [{"name": "bash", "description": "d", "parameters": {"type": "object"}}]}, "reason": "initial"}},
-        {"type": "assistant/attempt", "seq": 2, "time": 1787000000050, "data": {"turn": 1, "step": 1, "stream": [
-            {"type": "chunk", "time": 1787000000010, "chunk": {"type": "finish", "reason": {"kind": "error", "failure": {"message": "boom", "code": "SERVER"}}}}]}},
-        {"type": "assistant/message", "seq": 3, "time": 1787000000200, "surfaceOp": "append", "data": {
-            "turn": 1, "step": 1, "usage": {"inputTokens": 7, "outputTokens": 3},
-            "message": {"id": "a1", "role": "assistant", "content": [{"type": "tool-call", "id": "c1", "name": "bash", "arguments": "{\"command\":\"ls\"}"}],
-                        "source": {"kind": "model", "provider": "p", "model": "m"}},
-            "stream": [
-                {"type": "text-chunks", "time0": 1787000000100, "dt": [4], "index": 0, "texts": ["he", "llo"]},
-                {"type": "tool-call-chunks", "time0": 1787000000120, "dt": [1], "index": 1, "id": "c1", "name": "bash", "args": ["{\"command\":", "\"ls\"}"]},
-                {"type": "chunk", "time": 1787000000150, "chunk": {"type": "finish", "reason": {"kind": "tool-calls"}}}]}},
-        {"type": "tool/call", "seq": 4, "time": 1787000000201, "data": {"turn": 1, "step": 1, "callId": "c1", "name": "bash", "arguments": "{\"command\":\"ls\"}"}},
-        {"type": "tool/result", "seq": 5, "time": 1787000000300, "surfaceOp": "append", "data": {
-            "turn": 1, "step": 1, "error": {"code": "E", "name": "ToolError", "reason": "r"},
-            "message": {"id": "u1", "role": "user", "source": {"kind": "tool", "callId": "c1"},
-                        "content": [{"type": "tool-result", "toolCallId": "c1", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}], "isError": True}]}}},
-        {"type": "turn/end", "seq": 6, "time": 1787000000400, "data": {"turn": 1, "reason": {"kind": "completed"}}},
-        header=header))
+    recs = decode_lines(
+        "v3",
+        _session(
+            {
+                "type": "system/message",
+                "seq": 0,
+                "time": 1787000000001,
+                "surfaceOp": "append",
+                "data": {"content": "sys"},
+            },
+            {
+                "type": "request/header",
+                "seq": 1,
+                "time": 1787000000002,
+                "data": {
+                    "header": {
+                        "config": {"provider": "p", "model": "m", "api": "openai-responses"},
+                        "tools": [{"name": "bash", "description": "d", "parameters": {"type": "object"}}],
+                    },
+                    "reason": "initial",
+                },
+            },
+            {
+                "type": "assistant/attempt",
+                "seq": 2,
+                "time": 1787000000050,
+                "data": {
+                    "turn": 1,
+                    "step": 1,
+                    "stream": [
+                        {
+                            "type": "chunk",
+                            "time": 1787000000010,
+                            "chunk": {
+                                "type": "finish",
+                                "reason": {"kind": "error", "failure": {"message": "boom", "code": "SERVER"}},
+                            },
+                        }
+                    ],
+                },
+            },
+            {
+                "type": "assistant/message",
+                "seq": 3,
+                "time": 1787000000200,
+                "surfaceOp": "append",
+                "data": {
+                    "turn": 1,
+                    "step": 1,
+                    "usage": {"inputTokens": 7, "outputTokens": 3},
+                    "message": {
+                        "id": "a1",
+                        "role": "assistant",
+                        "content": [{"type": "tool-call", "id": "c1", "name": "bash", "arguments": '{"command":"ls"}'}],
+                        "source": {"kind": "model", "provider": "p", "model": "m"},
+                    },
+                    "stream": [
+                        {"type": "text-chunks", "time0": 1787000000100, "dt": [4], "index": 0, "texts": ["he", "llo"]},
+                        {
+                            "type": "tool-call-chunks",
+                            "time0": 1787000000120,
+                            "dt": [1],
+                            "index": 1,
+                            "id": "c1",
+                            "name": "bash",
+                            "args": ['{"command":', '"ls"}'],
+                        },
+                        {
+                            "type": "chunk",
+                            "time": 1787000000150,
+                            "chunk": {"type": "finish", "reason": {"kind": "tool-calls"}},
+                        },
+                    ],
+                },
+            },
+            {
+                "type": "tool/call",
+                "seq": 4,
+                "time": 1787000000201,
+                "data": {"turn": 1, "step": 1, "callId": "c1", "name": "bash", "arguments": '{"command":"ls"}'},
+            },
+            {
+                "type": "tool/result",
+                "seq": 5,
+                "time": 1787000000300,
+                "surfaceOp": "append",
+                "data": {
+                    "turn": 1,
+                    "step": 1,
+                    "error": {"code": "E", "name": "ToolError", "reason": "r"},
+                    "message": {
+                        "id": "u1",
+                        "role": "user",
+                        "source": {"kind": "tool", "callId": "c1"},
+                        "content": [
+                            {
+                                "type": "tool-result",
+                                "toolCallId": "c1",
+                                "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
+                                "isError": True,
+                            }
+                        ],
+                    },
+                },
+            },
+            {"type": "turn/end", "seq": 6, "time": 1787000000400, "data": {"turn": 1, "reason": {"kind": "completed"}}},
+            header=header,
+        ),
+    )
     ev = [r for r in recs if isinstance(r, Event)]
     chunks = [e for e in ev if e.type == "assistant/chunk"]
     assert [(e.location, e.packed, e.time) for e in chunks] == [
         ("line 4", "chunk", 1787000000.01),
-        ("line 5", "text-chunks", 1787000000.1), ("line 5", "text-chunks", 1787000000.104),
-        ("line 5", "tool-call-chunks", 1787000000.12), ("line 5", "tool-call-chunks", 1787000000.121),
-        ("line 5", "chunk", 1787000000.15)]
+        ("line 5", "text-chunks", 1787000000.1),
+        ("line 5", "text-chunks", 1787000000.104),
+        ("line 5", "tool-call-chunks", 1787000000.12),
+        ("line 5", "tool-call-chunks", 1787000000.121),
+        ("line 5", "chunk", 1787000000.15),
+    ]
     assert all(e.exchange_id == "v3:t1s1" for e in chunks)
     (d,) = [r for r in recs if isinstance(r, Decoded)]
-    assert (d.exchange.api, d.exchange.terminal, d.exchange.error_code, d.exchange.input_tokens) == ("responses", "completed", None, 7)
+    assert (d.exchange.api, d.exchange.terminal, d.exchange.error_code, d.exchange.input_tokens) == (
+        "responses",
+        "completed",
+        None,
+        7,
+    )
     assert d.exchange.started_at == 1787000000.01
     assert [i.kind for i in d.issues] == ["retried"] and "SERVER" in d.issues[0].message
     assert [(t.name, t.strict_state) for t in d.tools] == [("bash", "absent")]
     assert [(c.call_id, c.arguments, c.complete) for c in d.calls] == [("c1", {"command": "ls"}, True)]
     (r,) = [r for r in recs if isinstance(r, ToolResult)]
-    assert (r.exchange_id, r.call_id, r.is_error, r.text, r.error_name, r.error_code) == ("v3:t1s1", "c1", True, "a\nb", "ToolError", "E")
+    assert (r.exchange_id, r.call_id, r.is_error, r.text, r.error_name, r.error_code) == (
+        "v3:t1s1",
+        "c1",
+        True,
+        "a\nb",
+        "ToolError",
+        "E",
+    )
 
 
 def test_v4_tool_role_messages():
@@ -392,13 +595,39 @@ def test_v4_tool_role_messages():
     recs = []
     for n, line in _session(
         {"type": "developer/message", "data": {"content": [{"type": "text", "text": "dev"}]}},
-        {"type": "request/header", "data": {"header": {"config": {"provider": "route", "model": "m"}}, "reason": "initial"}},
+        {
+            "type": "request/header",
+            "data": {"header": {"config": {"provider": "route", "model": "m"}}, "reason": "initial"},
+        },
         {"type": "step/start", "data": {"turn": 1, "step": 1}},
-        {"type": "assistant/message", "data": {"turn": 1, "step": 1, "message": {"role": "assistant", "content": [
-            {"type": "tool-call", "id": "t1", "name": "read", "arguments": "{\"file_path\": \"a\""}]}}},
-        {"type": "tool/call", "data": {"turn": 1, "step": 1, "callId": "t1", "name": "read", "arguments": "{\"file_path\": \"a\""}},
-        {"type": "tool/result", "data": {"turn": 1, "step": 1, "message": {"role": "tool", "toolCallId": "t1", "isError": True,
-                                                                           "content": [{"type": "text", "text": "Error: invalid arguments"}]}}},
+        {
+            "type": "assistant/message",
+            "data": {
+                "turn": 1,
+                "step": 1,
+                "message": {
+                    "role": "assistant",
+                    "content": [{"type": "tool-call", "id": "t1", "name": "read", "arguments": '{"file_path": "a"'}],
+                },
+            },
+        },
+        {
+            "type": "tool/call",
+            "data": {"turn": 1, "step": 1, "callId": "t1", "name": "read", "arguments": '{"file_path": "a"'},
+        },
+        {
+            "type": "tool/result",
+            "data": {
+                "turn": 1,
+                "step": 1,
+                "message": {
+                    "role": "tool",
+                    "toolCallId": "t1",
+                    "isError": True,
+                    "content": [{"type": "text", "text": "Error: invalid arguments"}],
+                },
+            },
+        },
         {"type": "step/end", "data": {"turn": 1, "step": 1}},
         {"type": "step/start", "data": {"turn": 1, "step": 2}},
         {"type": "turn/end", "data": {"turn": 1, "reason": {"kind": "forked"}}},
@@ -418,10 +647,32 @@ def test_v4_tool_role_messages():
 
 
 def test_stream_cut_at_end_of_log():
-    recs = decode_lines("cut", _session(
-        {"type": "request/header", "data": {"header": {"config": {"provider": "p", "model": "m"}, "tools": "{{tools}}"}, "reason": "initial"}},
-        {"type": "assistant/chunk", "data": {"turn": 1, "step": 1, "chunk": {"type": "tool-call-delta", "index": 0, "id": "c", "name": "bash", "argumentsDelta": "{\"comm"}}},
-    ))
+    recs = decode_lines(
+        "cut",
+        _session(
+            {
+                "type": "request/header",
+                "data": {
+                    "header": {"config": {"provider": "p", "model": "m"}, "tools": "{{tools}}"},
+                    "reason": "initial",
+                },
+            },
+            {
+                "type": "assistant/chunk",
+                "data": {
+                    "turn": 1,
+                    "step": 1,
+                    "chunk": {
+                        "type": "tool-call-delta",
+                        "index": 0,
+                        "id": "c",
+                        "name": "bash",
+                        "argumentsDelta": '{"comm',
+                    },
+                },
+            },
+        ),
+    )
     (d,) = [r for r in recs if isinstance(r, Decoded)]
     assert d.exchange.terminal == "cut" and [i.kind for i in d.issues] == ["placeholder"]
     (call,) = d.calls

@@ -1,12 +1,13 @@
 """Hop diffs on the lab's two-hop captures, checked against the rewriting stage's own log."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
+from conftest import REPO
 
 import toolkit
-from conftest import REPO
 from toolkit.analysis import hops
 
 DATA = REPO / "data"
@@ -58,7 +59,11 @@ def test_protocol_conversion_is_named_and_strict_still_compared():
     kinds = {k for _, k in _normalise(set(zip(changes["path"], changes["kind"])))}
     assert {"protocol converted", "model renamed", "strict changed"} <= kinds <= ref_kinds
     converted = changes[changes["kind"] == "protocol converted"]
-    assert len(converted) == 3 and converted.iloc[0]["before"].startswith("responses") and converted.iloc[0]["after"].startswith("chat")
+    assert (
+        len(converted) == 3
+        and converted.iloc[0]["before"].startswith("responses")
+        and converted.iloc[0]["after"].startswith("chat")
+    )
     strict = changes[changes["kind"] == "strict changed"]
     assert set(zip(strict["before"], strict["after"])) == {("false", "true")}  # the converter undoes the fix
 

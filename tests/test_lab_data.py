@@ -3,6 +3,7 @@
 The data was made by ``make captures`` (real pi-ai → mitmproxy → stub gateway); these tests read what
 is committed, so they need neither node nor mitmproxy.
 """
+
 from __future__ import annotations
 
 import json
@@ -11,9 +12,9 @@ import sys
 import pandas as pd
 import pytest
 import yaml
+from conftest import REPO
 
 import toolkit
-from conftest import REPO
 
 DATA = REPO / "data"
 sys.path.insert(0, str(REPO / "lab"))
@@ -21,14 +22,25 @@ import dsh_session  # noqa: E402
 import scenarios  # noqa: E402
 
 VIEWS = ("capture.har", "capture.mitm", "gateway.jsonl")  # the same traffic, recorded three ways
-FILLED = {"command": "ls -la", "description": "List files in the workspace", "timeoutMs": 120000, "workdir": ".",
-          "run_in_background": False, "sandbox_permissions": "danger-full-access", "justification": ""}
+FILLED = {
+    "command": "ls -la",
+    "description": "List files in the workspace",
+    "timeoutMs": 120000,
+    "workdir": ".",
+    "run_in_background": False,
+    "sandbox_permissions": "danger-full-access",
+    "justification": "",
+}
 ORDINARY = {"command": "ls -la", "description": "List files in the workspace"}
 EMPTY_JUSTIFICATION = "Error: invalid justification: expected a non-empty sentence"
-SAME_MODE = ('Error: sandbox escalation to "danger-full-access" is not strictly wider than this call\'s current '
-             '"danger-full-access" mode')
-NO_IMAGE = ('Error: cannot read "screenshot.png" as an image: model "gw-coder" does not declare image input; '
-            "switch to an image-capable model to read images")
+SAME_MODE = (
+    'Error: sandbox escalation to "danger-full-access" is not strictly wider than this call\'s current '
+    '"danger-full-access" mode'
+)
+NO_IMAGE = (
+    'Error: cannot read "screenshot.png" as an image: model "gw-coder" does not declare image input; '
+    "switch to an image-capable model to read images"
+)
 
 
 def load(folder: str, name: str, **kw) -> toolkit.Capture:
@@ -60,9 +72,11 @@ def test_before_fix_strict_absent_image_dropped_and_filled_fields(view):
     assert user["image_dropped"].any() and not (cap.inputs["part_type"] == "input_image").any()
     assert set(user.loc[user["image_dropped"], "text"]) == {"(image omitted: model does not support images)"}
     calls = list(zip(cap.calls["name"], cap.calls["arguments"]))
-    assert calls == [("bash", FILLED),
-                     ("bash", {**FILLED, "justification": "Listing the workspace needs full access to every directory."}),
-                     ("read_image", {"file_path": "screenshot.png"})]
+    assert calls == [
+        ("bash", FILLED),
+        ("bash", {**FILLED, "justification": "Listing the workspace needs full access to every directory."}),
+        ("read_image", {"file_path": "screenshot.png"}),
+    ]
     outputs = cap.inputs[cap.inputs["item_type"] == "function_call_output"].drop_duplicates("call_id")
     assert list(outputs["text"]) == [EMPTY_JUSTIFICATION, SAME_MODE, NO_IMAGE]
 
@@ -72,7 +86,13 @@ def test_before_fix_advertised_schema_is_dshs_with_the_escalation_fields():
     bash = cap.tool_schemas.loc[cap.tool_schemas["schema_hash"] == cap.tools.iloc[0]["schema_hash"], "schema"].iloc[0]
     assert bash == scenarios.BASH_PARAMETERS
     assert bash["properties"]["sandbox_permissions"]["enum"] == ["workspace-write", "danger-full-access"]
-    assert cap.tools.iloc[0]["optional"] == ("timeoutMs", "workdir", "run_in_background", "sandbox_permissions", "justification")
+    assert cap.tools.iloc[0]["optional"] == (
+        "timeoutMs",
+        "workdir",
+        "run_in_background",
+        "sandbox_permissions",
+        "justification",
+    )
 
 
 def test_before_fix_gateway_read_absent_as_strict():
@@ -85,10 +105,14 @@ def test_before_fix_session_log():
     cap = load("before-fix", "session.jsonl.zstd")
     ev = cap.events
     first = ev[ev["type"].isin(["permission/preset", "sandbox/mode", "approval/policy"])]["payload"].tolist()
-    assert first == [{"preset": "danger-full-access"}, {"mode": "danger-full-access", "source": "preset"}, {"policy": "never"}]
+    assert first == [
+        {"preset": "danger-full-access"},
+        {"mode": "danger-full-access", "source": "preset"},
+        {"policy": "never"},
+    ]
     assert list(cap.tool_results["text"]) == [EMPTY_JUSTIFICATION, SAME_MODE, NO_IMAGE]
     assert cap.tool_results["is_error"].all()
-    assert [a for a in cap.calls["arguments"]][0] == FILLED
+    assert next(iter(cap.calls["arguments"])) == FILLED
     # the raw argument strings are the ones the model streamed, byte for byte
     har = load("before-fix", "capture.har")
     assert list(cap.calls["arguments_raw"]) == list(har.calls["arguments_raw"])
@@ -135,15 +159,25 @@ def test_other_apis_strict_states_paths_and_versions():
     tools = cap.tools[cap.tools["name"] == "bash"].set_index("exchange_id")["strict_state"]
     ua = cap.headers[cap.headers["name"] == "user-agent"].set_index("exchange_id")["value"]
     rows = [(ex.loc[x, "path"], ex.loc[x, "api"], tools[x], ua[x]) for x in ex.index]
-    assert rows == [
-        ("/passthrough/codex/responses", "responses", "null", "pi/1.6.0 (linux; node/v20.20.2; x64)"),
-    ] * 2 + [
-        ("/passthrough/v1/chat/completions", "chat", "absent", "pi/1.6.0 (linux; node/v20.20.2; x64)"),
-    ] * 2 + [
-        ("/passthrough/v1/chat/completions", "chat", "false", "pi/1.6.0 (linux; node/v20.20.2; x64)"),
-    ] * 2 + [
-        ("/absent-is-strict/v1/responses", "responses", "false", "OpenAI/JS 6.26.0"),
-    ] * 2
+    assert (
+        rows
+        == [
+            ("/passthrough/codex/responses", "responses", "null", "pi/1.6.0 (linux; node/v20.20.2; x64)"),
+        ]
+        * 2
+        + [
+            ("/passthrough/v1/chat/completions", "chat", "absent", "pi/1.6.0 (linux; node/v20.20.2; x64)"),
+        ]
+        * 2
+        + [
+            ("/passthrough/v1/chat/completions", "chat", "false", "pi/1.6.0 (linux; node/v20.20.2; x64)"),
+        ]
+        * 2
+        + [
+            ("/absent-is-strict/v1/responses", "responses", "false", "OpenAI/JS 6.26.0"),
+        ]
+        * 2
+    )
     assert cap.calls["arguments"].tolist() == [ORDINARY] * 4
     # Codex carries its account id header and a JWT; both are redacted
     hdr = cap.headers[cap.headers["exchange_id"] == "capture.har:0"].set_index("name")["value"]
@@ -154,8 +188,12 @@ def test_image_refused_by_the_gateway():
     for view in VIEWS:
         ex = load("image-refused", view).exchanges.iloc[0]
         assert (ex.status, ex.terminal, ex.error_type, ex.error_code, ex.error_message) == (
-            400, "http-error", "invalid_request_error", "unsupported_image_input",
-            "Image input is not supported by model gw-coder on this gateway.")
+            400,
+            "http-error",
+            "invalid_request_error",
+            "unsupported_image_input",
+            "Image input is not supported by model gw-coder on this gateway.",
+        )
     transcript = json.loads((DATA / "image-refused" / "transcript-image-refused.json").read_text(encoding="utf-8"))
     assert transcript["final"]["stopReason"] == "error"
     assert transcript["final"]["errorMessage"].startswith("gateway API error (400): ")
@@ -165,7 +203,9 @@ def test_busy_day_mix():
     cap = load("busy-day", "gateway.jsonl")
     ex = cap.exchanges
     assert len(ex) == 300
-    assert {429, 500} <= set(ex["status"].dropna()) and {"cut", "failed", "completed", "http-error"} <= set(ex["terminal"].dropna())
+    assert {429, 500} <= set(ex["status"].dropna()) and {"cut", "failed", "completed", "http-error"} <= set(
+        ex["terminal"].dropna()
+    )
     assert set(ex["api"]) == {"responses", "chat"} and set(ex["model"]) == {"gw-coder", "gw-vision", "gw-text-mini"}
     assert set(cap.tools["strict_state"]) == {"absent", "null", "false"}
     span = ex["started_at"].max() - ex["started_at"].min()
@@ -205,4 +245,6 @@ def test_settings_match_what_the_lab_ran():
     assert b_model["id"] == a_model["id"] == run_b.model == run_a.model
     for s in (before, after):
         assert s["permission"]["defaultPreset"] == "danger-full-access"
-        assert s["llm-pi-ai"]["providers"]["gateway"]["baseURL"].endswith(f":{scenarios.PROXY_PORT}/absent-is-strict/v1")
+        assert s["llm-pi-ai"]["providers"]["gateway"]["baseURL"].endswith(
+            f":{scenarios.PROXY_PORT}/absent-is-strict/v1"
+        )

@@ -3,9 +3,11 @@
 The server runs in-process on a free port in a thread; requests go over 127.0.0.1 with urllib, and
 streams are read back with the toolkit's own decoders, as the lab's captures will be.
 """
+
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 import random
 import signal
@@ -37,12 +39,20 @@ CLOCK_EPOCH = 1795996800
 # DSH 0.1.1-rc.2 bash schema with a confining executor (the toolkit's copy)
 BASH = BASH_PARAMETERS
 REQUIRED_ARGS = {"command": "ls -la", "description": "List files in the workspace"}
-FILLED_ARGS = {"command": "ls -la", "description": "List files in the workspace", "timeoutMs": 120000,
-               "workdir": ".", "run_in_background": False, "sandbox_permissions": "danger-full-access",
-               "justification": ""}
+FILLED_ARGS = {
+    "command": "ls -la",
+    "description": "List files in the workspace",
+    "timeoutMs": 120000,
+    "workdir": ".",
+    "run_in_background": False,
+    "sandbox_permissions": "danger-full-access",
+    "justification": "",
+}
 RETRY_ARGS = {**FILLED_ARGS, "justification": "Listing the workspace needs full access to every directory."}
 REFUSAL = "Error: invalid justification: expected a non-empty sentence"
-PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgAAIAAAUAAR0YE9wAAAAASUVORK5CYII="
+PNG = (
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgAAIAAAUAAR0YE9wAAAAASUVORK5CYII="
+)
 _ABSENT = object()
 
 
@@ -61,9 +71,12 @@ class Gateway:
 
     def request(self, path: str, body=None, method=None, raw: bytes | None = None):
         data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
-        req = urllib.request.Request(self.base + path, data=data, method=method or ("POST" if data is not None else "GET"),
-                                     headers={"content-type": "application/json",
-                                              "authorization": "Bearer sk-lab-fake-0000"})
+        req = urllib.request.Request(
+            self.base + path,
+            data=data,
+            method=method or ("POST" if data is not None else "GET"),
+            headers={"content-type": "application/json", "authorization": "Bearer sk-lab-fake-0000"},
+        )
         try:
             with urllib.request.urlopen(req, timeout=10) as resp:
                 return resp.status, {k.lower(): v for k, v in resp.headers.items()}, resp.read()
@@ -126,15 +139,26 @@ def image_part() -> dict:
 
 
 def responses_body(model="gw-coder", strict=_ABSENT, input=None, stream=True, tools=None) -> dict:
-    return {"model": model, "input": input or [{"role": "system", "content": "You are a coding agent."}, user()],
-            "stream": stream, "store": False, "tools": tools if tools is not None else [responses_tool(strict)]}
+    return {
+        "model": model,
+        "input": input or [{"role": "system", "content": "You are a coding agent."}, user()],
+        "stream": stream,
+        "store": False,
+        "tools": tools if tools is not None else [responses_tool(strict)],
+    }
 
 
 def chat_body(model="gw-coder", strict=_ABSENT, messages=None, stream=True, usage=True, tools=None) -> dict:
-    body = {"model": model, "stream": stream,
-            "messages": messages or [{"role": "system", "content": "You are a coding agent."},
-                                     {"role": "user", "content": "List the workspace."}],
-            "tools": tools if tools is not None else [chat_tool(strict)]}
+    body = {
+        "model": model,
+        "stream": stream,
+        "messages": messages
+        or [
+            {"role": "system", "content": "You are a coding agent."},
+            {"role": "user", "content": "List the workspace."},
+        ],
+        "tools": tools if tools is not None else [chat_tool(strict)],
+    }
     if stream and usage:
         body["stream_options"] = {"include_usage": True}
     return body
@@ -142,9 +166,12 @@ def chat_body(model="gw-coder", strict=_ABSENT, messages=None, stream=True, usag
 
 def history(output, args=FILLED_ARGS, call_id="call_prev_1", earlier=()) -> list:
     """A Responses conversation ending in a function_call_output."""
-    return [user(), *earlier,
-            {"type": "function_call", "id": "fc_prev_1", "call_id": call_id, "name": "bash", "arguments": json.dumps(args)},
-            {"type": "function_call_output", "call_id": call_id, "output": output}]
+    return [
+        user(),
+        *earlier,
+        {"type": "function_call", "id": "fc_prev_1", "call_id": call_id, "name": "bash", "arguments": json.dumps(args)},
+        {"type": "function_call_output", "call_id": call_id, "output": output},
+    ]
 
 
 def events(body: bytes) -> list[tuple[str, dict]]:
@@ -158,7 +185,7 @@ def events(body: bytes) -> list[tuple[str, dict]]:
 
 
 def chat_frames(body: bytes) -> list:
-    return [f[len("data: "):] for f in body.decode().split("\n\n") if f.strip()]
+    return [f[len("data: ") :] for f in body.decode().split("\n\n") if f.strip()]
 
 
 def one_call(info):
@@ -171,15 +198,22 @@ def one_call(info):
 
 def test_cli_prints_port_serves_and_stops_cleanly_on_sigterm(tmp_path):
     log = tmp_path / "cli.jsonl"
-    proc = subprocess.Popen([sys.executable, str(GATEWAY_PY), "--port", "0", "--log", str(log), "--clock", CLOCK,
-                             "--seed", "7"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(GATEWAY_PY), "--port", "0", "--log", str(log), "--clock", CLOCK, "--seed", "7"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = proc.stdout.readline()
         assert line.startswith("listening on 127.0.0.1:")
         port = int(line.strip().rsplit(":", 1)[1])
-        req = urllib.request.Request(f"http://127.0.0.1:{port}/passthrough/v1/responses",
-                                     data=json.dumps(responses_body()).encode(), method="POST",
-                                     headers={"content-type": "application/json"})
+        req = urllib.request.Request(
+            f"http://127.0.0.1:{port}/passthrough/v1/responses",
+            data=json.dumps(responses_body()).encode(),
+            method="POST",
+            headers={"content-type": "application/json"},
+        )
         with urllib.request.urlopen(req, timeout=10) as resp:
             body = resp.read()
         assert wire_responses.decode_stream(body).terminal == "completed"
@@ -206,15 +240,25 @@ def test_responses_stream_function_call_shape(gw):
     evs = events(body)
     types = [t for t, _ in evs]
     assert types[:3] == ["response.created", "response.in_progress", "response.output_item.added"]
-    assert types[-4:] == ["response.function_call_arguments.delta", "response.function_call_arguments.done",
-                          "response.output_item.done", "response.completed"]
+    assert types[-4:] == [
+        "response.function_call_arguments.delta",
+        "response.function_call_arguments.done",
+        "response.output_item.done",
+        "response.completed",
+    ]
     deltas = [p["delta"] for t, p in evs if t == "response.function_call_arguments.delta"]
     assert len(deltas) >= 2 and all(len(d) <= 20 for d in deltas)
     assert all(t == p["type"] for t, p in evs)
     assert [p["sequence_number"] for _, p in evs] == list(range(len(evs)))
     added = evs[2][1]["item"]
-    assert added == {"id": "fc_0001", "type": "function_call", "status": "in_progress", "arguments": "",
-                     "call_id": "call_0001", "name": "bash"}
+    assert added == {
+        "id": "fc_0001",
+        "type": "function_call",
+        "status": "in_progress",
+        "arguments": "",
+        "call_id": "call_0001",
+        "name": "bash",
+    }
     done = evs[-2][1]["item"]
     assert done["status"] == "completed" and json.loads(done["arguments"]) == REQUIRED_ARGS
     assert "".join(deltas) == done["arguments"]
@@ -235,8 +279,9 @@ def test_responses_stream_function_call_shape(gw):
 
 
 def test_stream_frames_arrive_separately_and_fast(gw):
-    req = urllib.request.Request(gw.base + "/absent-is-strict/v1/responses",
-                                 data=json.dumps(responses_body()).encode(), method="POST")
+    req = urllib.request.Request(
+        gw.base + "/absent-is-strict/v1/responses", data=json.dumps(responses_body()).encode(), method="POST"
+    )
     start = time.monotonic()
     with urllib.request.urlopen(req, timeout=10) as resp:
         first = resp.read1(65536)
@@ -269,9 +314,13 @@ def test_text_reply_stream_shape(gw):
     _, _, raw = gw.post("/passthrough/v1/responses", responses_body(input=history("total 0\nfile.txt")))
     evs = events(raw)
     assert [t for t, _ in evs][2:4] == ["response.output_item.added", "response.content_part.added"]
-    assert [t for t, _ in evs][-5:] == ["response.output_text.delta", "response.output_text.done",
-                                        "response.content_part.done", "response.output_item.done",
-                                        "response.completed"]
+    assert [t for t, _ in evs][-5:] == [
+        "response.output_text.delta",
+        "response.output_text.done",
+        "response.content_part.done",
+        "response.output_item.done",
+        "response.completed",
+    ]
     text = "".join(p["delta"] for t, p in evs if t == "response.output_text.delta")
     assert text == "Done: total 0"
     item = evs[-1][1]["response"]["output"][0]
@@ -311,12 +360,16 @@ STRICT_TABLE = [
 
 
 def _path(behaviour: str, api: str) -> str:
-    return f"/{behaviour}/" + {"responses": "v1/responses", "codex": "codex/responses",
-                               "chat": "v1/chat/completions"}[api]
+    return (
+        f"/{behaviour}/" + {"responses": "v1/responses", "codex": "codex/responses", "chat": "v1/chat/completions"}[api]
+    )
 
 
-@pytest.mark.parametrize("behaviour,api,sent,effective", STRICT_TABLE,
-                         ids=[f"{b}-{a}-{'absent' if s is _ABSENT else s}" for b, a, s, _ in STRICT_TABLE])
+@pytest.mark.parametrize(
+    "behaviour,api,sent,effective",
+    STRICT_TABLE,
+    ids=[f"{b}-{a}-{'absent' if s is _ABSENT else s}" for b, a, s, _ in STRICT_TABLE],
+)
 def test_effective_strictness_table(gw, behaviour, api, sent, effective):
     body = chat_body(strict=sent) if api == "chat" else responses_body(strict=sent)
     status, _, raw = gw.post(_path(behaviour, api), body)
@@ -328,8 +381,11 @@ def test_effective_strictness_table(gw, behaviour, api, sent, effective):
 
 
 def test_strictness_is_per_tool(gw):
-    other = {"type": "object", "properties": {"file_path": {"type": "string"}, "limit": {"type": "number"}},
-             "required": ["file_path"]}
+    other = {
+        "type": "object",
+        "properties": {"file_path": {"type": "string"}, "limit": {"type": "number"}},
+        "required": ["file_path"],
+    }
     tools = [responses_tool(False), responses_tool(_ABSENT, name="read", parameters=other)]
     gw.post("/absent-is-strict/v1/responses", responses_body(tools=tools))
     assert gw.lines()[0]["gateway"]["strict"] == {"bash": False, "read": True}
@@ -342,20 +398,33 @@ def _strict_reading(params: dict) -> dict:
 def test_responses_objects_echo_tools_as_enforced(gw):
     """Like real Responses backends, every response object echoes `tools` normalised: `strict` as the
     gateway enforces it (a bool) and, under strict, the schema it enforces; the log keeps `gateway.strict`."""
-    other = {"type": "object", "properties": {"file_path": {"type": "string"},
-                                              "opts": {"type": "object", "properties": {"n": {"type": "number"}}}},
-             "required": ["file_path"]}
+    other = {
+        "type": "object",
+        "properties": {
+            "file_path": {"type": "string"},
+            "opts": {"type": "object", "properties": {"n": {"type": "number"}}},
+        },
+        "required": ["file_path"],
+    }
     tools = [responses_tool(False), responses_tool(_ABSENT, name="read", parameters=other)]
     _, _, raw = gw.post("/absent-is-strict/v1/responses", responses_body(tools=tools))
     evs = events(raw)
     objects = [p["response"] for t, p in evs if t in ("response.created", "response.in_progress", "response.completed")]
     assert len(objects) == 3
-    read_enforced = {**_strict_reading(other), "properties": {
-        "file_path": {"type": "string"}, "opts": {**_strict_reading(other["properties"]["opts"])}}}
-    expected = [{"type": "function", "name": "bash", "description": "Run a bash command.", "parameters": BASH,
-                 "strict": False},
-                {"type": "function", "name": "read", "description": "Run a bash command.", "parameters": read_enforced,
-                 "strict": True}]
+    read_enforced = {
+        **_strict_reading(other),
+        "properties": {"file_path": {"type": "string"}, "opts": {**_strict_reading(other["properties"]["opts"])}},
+    }
+    expected = [
+        {"type": "function", "name": "bash", "description": "Run a bash command.", "parameters": BASH, "strict": False},
+        {
+            "type": "function",
+            "name": "read",
+            "description": "Run a bash command.",
+            "parameters": read_enforced,
+            "strict": True,
+        },
+    ]
     assert all(o["tools"] == expected for o in objects)
     assert gw.lines()[0]["gateway"]["strict"] == {"bash": False, "read": True}
     # non-stream bodies and failed responses carry the echo too; passthrough reads an absent strict as false
@@ -375,18 +444,29 @@ def test_responses_objects_echo_tools_as_enforced(gw):
 
 
 def test_other_tools_get_example_strings():
-    params = {"type": "object", "properties": {"file_path": {"type": "string"}, "limit": {"type": "number"},
-                                               "mode": {"type": "string", "enum": ["a", "b"]}},
-              "required": ["file_path", "mode"]}
+    params = {
+        "type": "object",
+        "properties": {
+            "file_path": {"type": "string"},
+            "limit": {"type": "number"},
+            "mode": {"type": "string", "enum": ["a", "b"]},
+        },
+        "required": ["file_path", "mode"],
+    }
     assert gateway.build_arguments(params, strict=False) == {"file_path": "example", "mode": "a"}
     assert gateway.build_arguments(params, strict=True) == {"file_path": "example", "limit": 1, "mode": "a"}
-    assert gateway.build_arguments(params, strict=True, nulls=True) == {"file_path": "example", "limit": None, "mode": "a"}
+    assert gateway.build_arguments(params, strict=True, nulls=True) == {
+        "file_path": "example",
+        "limit": None,
+        "mode": "a",
+    }
 
 
 def test_first_tool_is_called_when_there_is_no_bash(gw):
     params = {"type": "object", "properties": {"file_path": {"type": "string"}}, "required": ["file_path"]}
-    _, _, raw = gw.post("/passthrough/v1/responses",
-                        responses_body(tools=[responses_tool(name="read", parameters=params)]))
+    _, _, raw = gw.post(
+        "/passthrough/v1/responses", responses_body(tools=[responses_tool(name="read", parameters=params)])
+    )
     call = one_call(wire_responses.decode_stream(raw))
     assert (call.name, call.arguments) == ("read", {"file_path": "example"})
 
@@ -412,10 +492,16 @@ def test_retry_reads_a_content_list_output(gw):
     assert one_call(wire_responses.decode_stream(raw)).arguments == RETRY_ARGS
 
 
-@pytest.mark.parametrize("output,text", [
-    ("Error: invalid arguments: \"workdir\" must be a string", 'The command was refused: Error: invalid arguments: "workdir" must be a string'),
-    ([{"type": "input_text", "text": "total 8\ndrwxr-xr-x 2 dev dev 4096 ."}], "Done: total 8"),
-])
+@pytest.mark.parametrize(
+    "output,text",
+    [
+        (
+            'Error: invalid arguments: "workdir" must be a string',
+            'The command was refused: Error: invalid arguments: "workdir" must be a string',
+        ),
+        ([{"type": "input_text", "text": "total 8\ndrwxr-xr-x 2 dev dev 4096 ."}], "Done: total 8"),
+    ],
+)
 def test_other_results_end_the_turn_with_text(gw, output, text):
     _, _, raw = gw.post("/absent-is-strict/v1/responses", responses_body(input=history(output)))
     evs = events(raw)
@@ -457,12 +543,16 @@ def test_chat_stream_shape_with_usage(gw):
     chunks = [json.loads(f) for f in frames[:-1]]
     first = chunks[0]["choices"][0]["delta"]
     assert first["role"] == "assistant" and first["tool_calls"] == [
-        {"index": 0, "id": "call_0001", "type": "function", "function": {"name": "bash", "arguments": ""}}]
+        {"index": 0, "id": "call_0001", "type": "function", "function": {"name": "bash", "arguments": ""}}
+    ]
     pieces = [c["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] for c in chunks[1:-2]]
     assert json.loads("".join(pieces)) == REQUIRED_ARGS and len(pieces) >= 2
     assert chunks[-2]["choices"][0]["finish_reason"] == "tool_calls"
-    assert chunks[-1]["choices"] == [] and set(chunks[-1]["usage"]) == {"prompt_tokens", "completion_tokens",
-                                                                        "total_tokens"}
+    assert chunks[-1]["choices"] == [] and set(chunks[-1]["usage"]) == {
+        "prompt_tokens",
+        "completion_tokens",
+        "total_tokens",
+    }
     assert all(c["object"] == "chat.completion.chunk" and c["id"] == "chatcmpl-0001" for c in chunks)
     info = wire_chat.decode_stream(raw)
     assert info.terminal == "completed" and info.issues == [] and info.input_tokens > 0
@@ -470,11 +560,21 @@ def test_chat_stream_shape_with_usage(gw):
 
 
 def test_chat_stream_without_usage_and_text_reply(gw):
-    messages = [{"role": "user", "content": "List the workspace."},
-                {"role": "assistant", "content": None, "tool_calls": [
-                    {"id": "call_prev_1", "type": "function",
-                     "function": {"name": "bash", "arguments": json.dumps(REQUIRED_ARGS)}}]},
-                {"role": "tool", "tool_call_id": "call_prev_1", "content": "total 0"}]
+    messages = [
+        {"role": "user", "content": "List the workspace."},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_prev_1",
+                    "type": "function",
+                    "function": {"name": "bash", "arguments": json.dumps(REQUIRED_ARGS)},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_prev_1", "content": "total 0"},
+    ]
     _, _, raw = gw.post("/passthrough/v1/chat/completions", chat_body(messages=messages, usage=False))
     chunks = [json.loads(f) for f in chat_frames(raw)[:-1]]
     assert all(c["choices"] for c in chunks)
@@ -485,11 +585,21 @@ def test_chat_stream_without_usage_and_text_reply(gw):
 
 
 def test_chat_retry_flow(gw):
-    messages = [{"role": "user", "content": "List the workspace."},
-                {"role": "assistant", "content": None, "tool_calls": [
-                    {"id": "call_prev_1", "type": "function",
-                     "function": {"name": "bash", "arguments": json.dumps(FILLED_ARGS)}}]},
-                {"role": "tool", "tool_call_id": "call_prev_1", "content": REFUSAL}]
+    messages = [
+        {"role": "user", "content": "List the workspace."},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_prev_1",
+                    "type": "function",
+                    "function": {"name": "bash", "arguments": json.dumps(FILLED_ARGS)},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_prev_1", "content": REFUSAL},
+    ]
     _, _, raw = gw.post("/force-strict/v1/chat/completions", chat_body(messages=messages))
     assert one_call(wire_chat.decode_stream(raw)).arguments == RETRY_ARGS
 
@@ -504,11 +614,18 @@ def test_chat_non_stream(gw):
 
 
 def test_chat_vision_image_url(gw):
-    messages = [{"role": "user", "content": [{"type": "text", "text": "Look."},
-                                             {"type": "image_url", "image_url": {"url": PNG}}]}]
+    messages = [
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "Look."}, {"type": "image_url", "image_url": {"url": PNG}}],
+        }
+    ]
     _, _, raw = gw.post("/passthrough/v1/chat/completions", chat_body(model="gw-vision", messages=messages))
-    text = "".join(json.loads(f)["choices"][0]["delta"].get("content") or ""
-                   for f in chat_frames(raw)[:-1] if json.loads(f)["choices"])
+    text = "".join(
+        json.loads(f)["choices"][0]["delta"].get("content") or ""
+        for f in chat_frames(raw)[:-1]
+        if json.loads(f)["choices"]
+    )
     assert text == "The screenshot shows a failing test run."
 
 
@@ -518,9 +635,14 @@ def test_chat_vision_image_url(gw):
 def test_no_images_refuses_image_parts(gw):
     status, headers, raw = gw.post("/no-images/v1/responses", responses_body(input=[user(image_part())]))
     assert status == 400 and headers["content-type"] == "application/json"
-    assert json.loads(raw) == {"error": {
-        "message": "Image input is not supported by model gw-coder on this gateway.",
-        "type": "invalid_request_error", "param": "input[0].content[1]", "code": "unsupported_image_input"}}
+    assert json.loads(raw) == {
+        "error": {
+            "message": "Image input is not supported by model gw-coder on this gateway.",
+            "type": "invalid_request_error",
+            "param": "input[0].content[1]",
+            "code": "unsupported_image_input",
+        }
+    }
     # an image inside a tool result counts too
     out = [{"type": "input_text", "text": "screenshot taken"}, image_part()]
     status, _, raw = gw.post("/no-images/v1/responses", responses_body(input=history(out)))
@@ -537,8 +659,14 @@ def test_rate_limit(gw):
     status, headers, raw = gw.post("/rate-limit/v1/responses", responses_body())
     assert status == 429
     assert headers["retry-after"] == "1" and headers["retry-after-ms"] == "1000"
-    assert json.loads(raw) == {"error": {"message": "Rate limit reached for gw-coder. Please try again in 1s.",
-                                         "type": "requests", "param": None, "code": "rate_limit_exceeded"}}
+    assert json.loads(raw) == {
+        "error": {
+            "message": "Rate limit reached for gw-coder. Please try again in 1s.",
+            "type": "requests",
+            "param": None,
+            "code": "rate_limit_exceeded",
+        }
+    }
     status, _, _ = gw.post("/rate-limit/v1/chat/completions", chat_body())
     assert status == 429
     entry = gw.lines()[0]
@@ -550,8 +678,13 @@ def test_cut_stream(gw):
     status, _, raw = gw.post("/cut-stream/v1/responses", responses_body())
     assert status == 200
     evs = events(raw)
-    assert [t for t, _ in evs] == ["response.created", "response.in_progress", "response.output_item.added",
-                                   "response.function_call_arguments.delta", "response.function_call_arguments.delta"]
+    assert [t for t, _ in evs] == [
+        "response.created",
+        "response.in_progress",
+        "response.output_item.added",
+        "response.function_call_arguments.delta",
+        "response.function_call_arguments.delta",
+    ]
     info = wire_responses.decode_stream(raw)
     assert info.terminal == "cut"
     call = one_call(info)
@@ -568,22 +701,30 @@ def test_fail_streams_response_failed(gw):
     assert status == 200
     evs = events(raw)
     assert [t for t, _ in evs] == ["response.created", "response.in_progress", "response.failed"]
-    assert evs[-1][1]["response"]["error"] == {"code": "server_error",
-                                               "message": "The model failed to produce a response."}
+    assert evs[-1][1]["response"]["error"] == {
+        "code": "server_error",
+        "message": "The model failed to produce a response.",
+    }
     info = wire_responses.decode_stream(raw)
     assert (info.terminal, info.error_code, info.error_message) == (
-        "failed", "server_error", "The model failed to produce a response.")
+        "failed",
+        "server_error",
+        "The model failed to produce a response.",
+    )
     _, _, raw = gw.post("/fail/v1/chat/completions", chat_body())
     info = wire_chat.decode_stream(raw)
     assert info.terminal == "failed" and info.error_code == "server_error"
 
 
-@pytest.mark.parametrize("path,method,body", [
-    ("/unknown/v1/responses", "POST", {}),
-    ("/passthrough/v1/nothing", "POST", {}),
-    ("/passthrough/v1/responses", "GET", None),
-    ("/", "GET", None),
-])
+@pytest.mark.parametrize(
+    "path,method,body",
+    [
+        ("/unknown/v1/responses", "POST", {}),
+        ("/passthrough/v1/nothing", "POST", {}),
+        ("/passthrough/v1/responses", "GET", None),
+        ("/", "GET", None),
+    ],
+)
 def test_not_found(gw, path, method, body):
     status, _, raw = gw.request(path, body, method=method)
     assert status == 404
@@ -628,7 +769,9 @@ def test_busy_is_deterministic_for_a_seed(make_gateway):
     outcomes = [e["gateway"]["outcome"] for e in a]
     assert outcomes == [e["gateway"]["outcome"] for e in b]
     assert outcomes != [e["gateway"]["outcome"] for e in c]
-    assert [(e["id"], e["started_at"], e["response"]) for e in a] == [(e["id"], e["started_at"], e["response"]) for e in b]
+    assert [(e["id"], e["started_at"], e["response"]) for e in a] == [
+        (e["id"], e["started_at"], e["response"]) for e in b
+    ]
     # the draws are random.Random(seed).random(), one per request, against the documented table
     rng = random.Random(7)
     draws = [rng.random() for _ in a]
@@ -639,7 +782,7 @@ def test_busy_is_deterministic_for_a_seed(make_gateway):
     # the virtual clock advances 30-240 s per busy request
     starts = [gateway.parse_iso(e["started_at"]) for e in a]
     assert starts[0] == CLOCK_EPOCH
-    assert all(30 <= y - x <= 240 for x, y in zip(starts, starts[1:]))
+    assert all(30 <= y - x <= 240 for x, y in itertools.pairwise(starts))
     assert all(e["gateway"]["strict"] == {"bash": True} for e in a)  # normal traffic reads like absent-is-strict
 
 
@@ -676,8 +819,12 @@ def test_log_line_shape(gw):
     assert isinstance(resp["body"], str) and resp["body"].startswith("event: response.created\n")
     assert wire_responses.decode_stream(resp["body"].encode()).terminal == "completed"
     assert second["response"]["body"]["error"]["code"] == "rate_limit_exceeded"
-    assert first["gateway"] == {"behaviour": "passthrough", "persona": "gw-coder", "strict": {"bash": False},
-                                "outcome": "ok"}
+    assert first["gateway"] == {
+        "behaviour": "passthrough",
+        "persona": "gw-coder",
+        "strict": {"bash": False},
+        "outcome": "ok",
+    }
 
 
 def test_log_loads_with_the_toolkit(gw):
@@ -750,8 +897,14 @@ def test_real_clock_by_default(make_gateway):
 
 def test_null_filling_persona_sends_null_for_optional_fields():
     args = gateway.build_arguments(BASH, True, nulls=True)
-    assert args == {**FILLED_ARGS, "timeoutMs": None, "workdir": None, "run_in_background": None,
-                    "sandbox_permissions": None, "justification": None}
+    assert args == {
+        **FILLED_ARGS,
+        "timeoutMs": None,
+        "workdir": None,
+        "run_in_background": None,
+        "sandbox_permissions": None,
+        "justification": None,
+    }
     assert gateway.persona_for("gw-text-mini") == "gw-text-mini"
 
 
@@ -759,10 +912,15 @@ def test_placeholder_leads_to_read_image_after_refusals():
     tools = [{"name": "bash", "parameters": BASH}, {"name": "read_image", "parameters": {"type": "object"}}]
     user = {"kind": "user", "text": "see screenshot\n(image omitted: model does not support images)", "image": False}
     refused = {"kind": "output", "text": "Error: sandbox escalation refused", "call_id": "c2"}
-    reply = gateway.decide("gw-coder", [user, {"kind": "call", "name": "bash", "call_id": "c2"}, refused], tools, {"bash": True})
+    reply = gateway.decide(
+        "gw-coder", [user, {"kind": "call", "name": "bash", "call_id": "c2"}, refused], tools, {"bash": True}
+    )
     assert reply == {"type": "call", "name": "read_image", "arguments": {"file_path": "screenshot.png"}}
-    after = [user, {"kind": "call", "name": "read_image", "call_id": "c3"},
-             {"kind": "output", "text": "Error: cannot read", "call_id": "c3"}]
+    after = [
+        user,
+        {"kind": "call", "name": "read_image", "call_id": "c3"},
+        {"kind": "output", "text": "Error: cannot read", "call_id": "c3"},
+    ]
     assert gateway.decide("gw-coder", after, tools, {"bash": True})["type"] == "text"
     without_placeholder = [dict(user, text="see screenshot"), refused]
     assert gateway.decide("gw-coder", without_placeholder, tools, {"bash": True})["type"] == "text"

@@ -4,6 +4,7 @@ The rewriter runs in-process in a thread against a tiny recording upstream on 12
 against the lab's real gateway); the committed two-hop folders are checked with plain Python: what
 front.har and back.har differ by, path by path, is exactly what rewriter.jsonl says.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -38,12 +39,20 @@ def _load(name: str):
 rewriter = _load("rewriter")
 gateway = _load("gateway")
 
-PARAMS = {"type": "object", "properties": {"command": {"type": "string"}, "timeoutMs": {"type": "number"},
-                                           "justification": {"type": "string"}}, "required": ["command"]}
+PARAMS = {
+    "type": "object",
+    "properties": {"command": {"type": "string"}, "timeoutMs": {"type": "number"}, "justification": {"type": "string"}},
+    "required": ["command"],
+}
 PNG = "data:image/png;base64,iVBORw0KGgo="
-CLIENT_HEADERS = {"content-type": "application/json", "authorization": "Bearer sk-lab-FAKE-0000",
-                  "user-agent": "pi/1.6.0 (linux; node/v20.20.2; x64)", "x-stainless-os": "Linux",
-                  "x-stainless-lang": "js", "accept": "application/json"}
+CLIENT_HEADERS = {
+    "content-type": "application/json",
+    "authorization": "Bearer sk-lab-FAKE-0000",
+    "user-agent": "pi/1.6.0 (linux; node/v20.20.2; x64)",
+    "x-stainless-os": "Linux",
+    "x-stainless-lang": "js",
+    "accept": "application/json",
+}
 
 
 def tool(name="bash", **extra) -> dict:
@@ -51,14 +60,22 @@ def tool(name="bash", **extra) -> dict:
 
 
 def responses_body(**extra) -> dict:
-    body = {"model": "gw-coder", "input": [{"role": "system", "content": "You are a coding agent."},
-                                           {"role": "user", "content": [{"type": "input_text", "text": "List files."}]}],
-            "stream": True, "store": False, "tools": [tool()]}
+    body = {
+        "model": "gw-coder",
+        "input": [
+            {"role": "system", "content": "You are a coding agent."},
+            {"role": "user", "content": [{"type": "input_text", "text": "List files."}]},
+        ],
+        "stream": True,
+        "store": False,
+        "tools": [tool()],
+    }
     body.update(extra)
     return body
 
 
 # --- a tiny recording upstream -----------------------------------------------------------------------------
+
 
 class Upstream:
     """Records every request; answers with the scripted ``(status, headers, [chunks])`` (close-delimited)."""
@@ -82,8 +99,14 @@ class Upstream:
             def _answer(self):
                 n = int(self.headers.get("content-length") or 0)
                 raw = self.rfile.read(n) if n else b""
-                outer.requests.append({"method": self.command, "path": self.path, "raw": raw,
-                                       "headers": [(k.lower(), v) for k, v in self.headers.items()]})
+                outer.requests.append(
+                    {
+                        "method": self.command,
+                        "path": self.path,
+                        "raw": raw,
+                        "headers": [(k.lower(), v) for k, v in self.headers.items()],
+                    }
+                )
                 status, headers, chunks = outer.reply
                 self.send_response(status)
                 for k, v in headers.items():
@@ -118,8 +141,12 @@ class Rewriter:
 
     def request(self, path, body=None, headers=None, method=None, raw=None):
         data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
-        req = urllib.request.Request(self.base + path, data=data, method=method or ("POST" if data else "GET"),
-                                     headers=CLIENT_HEADERS if headers is None else headers)
+        req = urllib.request.Request(
+            self.base + path,
+            data=data,
+            method=method or ("POST" if data else "GET"),
+            headers=CLIENT_HEADERS if headers is None else headers,
+        )
         try:
             with urllib.request.urlopen(req, timeout=10) as resp:
                 return resp.status, {k.lower(): v for k, v in resp.headers.items()}, resp.read()
@@ -166,7 +193,12 @@ def body_changes(changes):
 
 
 EXPECTED_HEADER_CHANGES = [
-    {"path": "header:user-agent", "kind": "header removed", "before": "pi/1.6.0 (linux; node/v20.20.2; x64)", "after": None},
+    {
+        "path": "header:user-agent",
+        "kind": "header removed",
+        "before": "pi/1.6.0 (linux; node/v20.20.2; x64)",
+        "after": None,
+    },
     {"path": "header:x-stainless-os", "kind": "header removed", "before": "Linux", "after": None},
     {"path": "header:x-stainless-lang", "kind": "header removed", "before": "js", "after": None},
     {"path": "header:user-agent", "kind": "header added", "before": None, "after": "lab-rewriter/1"},
@@ -176,14 +208,23 @@ EXPECTED_HEADER_CHANGES = [
 
 # --- strict-converter --------------------------------------------------------------------------------------
 
+
 def test_strict_converter_rewrites_and_logs_every_change(upstream, make_rewriter):
     rw = make_rewriter()
-    frames = [b"event: response.created\ndata: {\"a\":1}\n\n", b"event: response.completed\ndata: {\"b\":2}\n\n"]
+    frames = [b'event: response.created\ndata: {"a":1}\n\n', b'event: response.completed\ndata: {"b":2}\n\n']
     upstream.reply = (200, {"content-type": "text/event-stream; charset=utf-8", "x-request-id": "req_9"}, frames)
-    sent = responses_body(tools=[tool(), tool("read", strict=False), tool("codex", strict=None), tool("ok", strict=True)],
-                          prompt_cache_key="k", include=["reasoning.encrypted_content"], text={"verbosity": "low"},
-                          reasoning={"effort": "low"}, parallel_tool_calls=True, temperature=0.2,
-                          instructions="Be brief.", max_output_tokens=100, tool_choice="auto")
+    sent = responses_body(
+        tools=[tool(), tool("read", strict=False), tool("codex", strict=None), tool("ok", strict=True)],
+        prompt_cache_key="k",
+        include=["reasoning.encrypted_content"],
+        text={"verbosity": "low"},
+        reasoning={"effort": "low"},
+        parallel_tool_calls=True,
+        temperature=0.2,
+        instructions="Be brief.",
+        max_output_tokens=100,
+        tool_choice="auto",
+    )
     status, headers, body = rw.request("/gw/v1/responses", sent)
     assert status == 200 and body == b"".join(frames)  # the stream comes back unchanged
     assert headers["x-request-id"] == "req_9"
@@ -193,10 +234,20 @@ def test_strict_converter_rewrites_and_logs_every_change(upstream, make_rewriter
     every = ["command", "timeoutMs", "justification"]
     strict_params = {**PARAMS, "required": every}
     assert upstream.body() == {
-        "model": "gw-coder-2026-11", "input": sent["input"], "stream": True,
-        "tools": [tool(strict=True, parameters=strict_params), tool("read", strict=True, parameters=strict_params),
-                  tool("codex", strict=True, parameters=strict_params), tool("ok", strict=True, parameters=strict_params)],
-        "temperature": 0.2, "instructions": "Be brief.", "max_output_tokens": 100, "tool_choice": "auto"}
+        "model": "gw-coder-2026-11",
+        "input": sent["input"],
+        "stream": True,
+        "tools": [
+            tool(strict=True, parameters=strict_params),
+            tool("read", strict=True, parameters=strict_params),
+            tool("codex", strict=True, parameters=strict_params),
+            tool("ok", strict=True, parameters=strict_params),
+        ],
+        "temperature": 0.2,
+        "instructions": "Be brief.",
+        "max_output_tokens": 100,
+        "tool_choice": "auto",
+    }
     fwd = dict(got["headers"])
     assert fwd["authorization"] == "Bearer sk-lab-FAKE-0000"  # forwarded, never logged
     assert fwd["user-agent"] == "lab-rewriter/1" and fwd["x-converter"] == "lab-rewriter/1"
@@ -205,9 +256,16 @@ def test_strict_converter_rewrites_and_logs_every_change(upstream, make_rewriter
     [line] = rw.lines()
     assert set(line) == {"id", "time", "mode", "method", "path_in", "path_out", "status", "changes"}
     assert (line["id"], line["mode"], line["path_in"], line["path_out"], line["status"]) == (
-        "rw-0001", "strict-converter", "/gw/v1/responses", "/gw/v1/responses", 200)
-    req_changed = [{"path": f"$.tools[{i}].parameters.required", "kind": "required changed", "before": ["command"],
-                    "after": every} for i in range(4)]
+        "rw-0001",
+        "strict-converter",
+        "/gw/v1/responses",
+        "/gw/v1/responses",
+        200,
+    )
+    req_changed = [
+        {"path": f"$.tools[{i}].parameters.required", "kind": "required changed", "before": ["command"], "after": every}
+        for i in range(4)
+    ]
     assert body_changes(line["changes"]) == [
         {"path": "$.store", "kind": "key dropped", "before": False, "after": None},
         {"path": "$.prompt_cache_key", "kind": "key dropped", "before": "k", "after": None},
@@ -216,9 +274,12 @@ def test_strict_converter_rewrites_and_logs_every_change(upstream, make_rewriter
         {"path": "$.reasoning", "kind": "key dropped", "before": {"effort": "low"}, "after": None},
         {"path": "$.parallel_tool_calls", "kind": "key dropped", "before": True, "after": None},
         {"path": "$.model", "kind": "model renamed", "before": "gw-coder", "after": "gw-coder-2026-11"},
-        {"path": "$.tools[0].strict", "kind": "strict added", "before": None, "after": True}, req_changed[0],
-        {"path": "$.tools[1].strict", "kind": "strict changed", "before": False, "after": True}, req_changed[1],
-        {"path": "$.tools[2].strict", "kind": "strict changed", "before": None, "after": True}, req_changed[2],
+        {"path": "$.tools[0].strict", "kind": "strict added", "before": None, "after": True},
+        req_changed[0],
+        {"path": "$.tools[1].strict", "kind": "strict changed", "before": False, "after": True},
+        req_changed[1],
+        {"path": "$.tools[2].strict", "kind": "strict changed", "before": None, "after": True},
+        req_changed[2],
         req_changed[3],
     ]
     assert sorted(header_changes(line["changes"]), key=json.dumps) == sorted(EXPECTED_HEADER_CHANGES, key=json.dumps)
@@ -228,10 +289,11 @@ def test_strict_converter_rewrites_and_logs_every_change(upstream, make_rewriter
 
 def test_stream_is_relayed_chunk_by_chunk(upstream, make_rewriter):
     rw = make_rewriter()
-    frames = [f"event: e\ndata: {{\"n\":{n}}}\n\n".encode() for n in range(5)]
+    frames = [f'event: e\ndata: {{"n":{n}}}\n\n'.encode() for n in range(5)]
     upstream.reply = (200, {"content-type": "text/event-stream"}, frames)
-    req = urllib.request.Request(rw.base + "/gw/v1/responses", data=json.dumps(responses_body()).encode(),
-                                 method="POST", headers=CLIENT_HEADERS)
+    req = urllib.request.Request(
+        rw.base + "/gw/v1/responses", data=json.dumps(responses_body()).encode(), method="POST", headers=CLIENT_HEADERS
+    )
     with urllib.request.urlopen(req, timeout=10) as resp:
         first = resp.read1(65536)
         rest = resp.read()
@@ -253,11 +315,16 @@ def test_other_requests_get_only_the_header_changes(upstream, make_rewriter):
 def test_authorization_like_header_values_are_redacted_in_the_log(upstream, make_rewriter):
     rw = make_rewriter()
     upstream.reply = (200, {"content-type": "application/json"}, [b"{}"])
-    rw.request("/gw/v1/responses", responses_body(), headers={**CLIENT_HEADERS, "x-stainless-api-key": "c2VjcmV0",
-                                                              "proxy-authorization": "Basic c2VjcmV0"})
+    rw.request(
+        "/gw/v1/responses",
+        responses_body(),
+        headers={**CLIENT_HEADERS, "x-stainless-api-key": "c2VjcmV0", "proxy-authorization": "Basic c2VjcmV0"},
+    )
     [line] = rw.lines()
     removed = [c for c in line["changes"] if c["path"] == "header:x-stainless-api-key"]
-    assert removed == [{"path": "header:x-stainless-api-key", "kind": "header removed", "before": "<redacted>", "after": None}]
+    assert removed == [
+        {"path": "header:x-stainless-api-key", "kind": "header removed", "before": "<redacted>", "after": None}
+    ]
     assert "c2VjcmV0" not in rw.log.read_text()
     # hop-by-hop headers are this connection's own: not forwarded, not logged
     assert "proxy-authorization" not in dict(upstream.requests[0]["headers"])
@@ -285,15 +352,33 @@ def test_upstream_must_be_loopback():
 
 def test_cli_prints_port_and_stops_cleanly(tmp_path, upstream):
     log = tmp_path / "cli.jsonl"
-    proc = subprocess.Popen([sys.executable, str(LAB / "rewriter.py"), "--port", "0", "--upstream", upstream.url,
-                             "--log", str(log), "--mode", "strict-converter"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            str(LAB / "rewriter.py"),
+            "--port",
+            "0",
+            "--upstream",
+            upstream.url,
+            "--log",
+            str(log),
+            "--mode",
+            "strict-converter",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = proc.stdout.readline()
         assert line.startswith("listening on 127.0.0.1:")
         port = int(line.strip().rsplit(":", 1)[1])
-        req = urllib.request.Request(f"http://127.0.0.1:{port}/gw/v1/responses", method="POST",
-                                     data=json.dumps(responses_body()).encode(), headers=CLIENT_HEADERS)
+        req = urllib.request.Request(
+            f"http://127.0.0.1:{port}/gw/v1/responses",
+            method="POST",
+            data=json.dumps(responses_body()).encode(),
+            headers=CLIENT_HEADERS,
+        )
         with urllib.request.urlopen(req, timeout=10) as resp:
             resp.read()
     finally:
@@ -306,6 +391,7 @@ def test_cli_prints_port_and_stops_cleanly(tmp_path, upstream):
 
 # --- to-chat -----------------------------------------------------------------------------------------------
 
+
 def _chat_sse(*chunks, done=True) -> list[bytes]:
     frames = [f"data: {json.dumps(c)}\n\n".encode() for c in chunks]
     return frames + ([b"data: [DONE]\n\n"] if done else [])
@@ -315,12 +401,23 @@ BASE = {"id": "chatcmpl-7", "object": "chat.completion.chunk", "created": 179600
 
 
 def chunk(delta, finish=None, **extra):
-    return {**BASE, "choices": [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
+    return {
+        **BASE,
+        "choices": [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}],
+        **extra,
+    }
 
 
 CALL_STREAM = _chat_sse(
-    chunk({"role": "assistant", "content": None, "tool_calls": [
-        {"index": 0, "id": "call_0042", "type": "function", "function": {"name": "bash", "arguments": ""}}]}),
+    chunk(
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"index": 0, "id": "call_0042", "type": "function", "function": {"name": "bash", "arguments": ""}}
+            ],
+        }
+    ),
     chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"command":'}}]}),
     chunk({"tool_calls": [{"index": 0, "function": {"arguments": '"ls"}'}}]}),
     chunk({}, "tool_calls"),
@@ -333,48 +430,102 @@ def test_to_chat_converts_the_request_and_logs_it(upstream, make_rewriter):
     upstream.reply = (200, {"content-type": "text/event-stream"}, CALL_STREAM)
     history = [
         {"role": "system", "content": "You are a coding agent."},
-        {"role": "user", "content": [{"type": "input_text", "text": "Look:"},
-                                     {"type": "input_image", "detail": "auto", "image_url": PNG}]},
-        {"type": "message", "role": "assistant", "id": "msg_1", "status": "completed",
-         "content": [{"type": "output_text", "text": "Running it.", "annotations": []}]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "input_text", "text": "Look:"},
+                {"type": "input_image", "detail": "auto", "image_url": PNG},
+            ],
+        },
+        {
+            "type": "message",
+            "role": "assistant",
+            "id": "msg_1",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": "Running it.", "annotations": []}],
+        },
         {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "bash", "arguments": '{"command":"ls"}'},
-        {"type": "function_call_output", "call_id": "call_1",
-         "output": [{"type": "input_text", "text": "a.txt"}, {"type": "input_image", "detail": "auto", "image_url": PNG}]},
+        {
+            "type": "function_call_output",
+            "call_id": "call_1",
+            "output": [
+                {"type": "input_text", "text": "a.txt"},
+                {"type": "input_image", "detail": "auto", "image_url": PNG},
+            ],
+        },
     ]
-    sent = responses_body(input=history, tools=[tool(), tool("read", strict=False)], instructions="Be brief.",
-                          max_output_tokens=64, tool_choice={"type": "function", "name": "bash"}, store=False)
-    status, headers, body = rw.request("/gw/v1/responses", sent)
+    sent = responses_body(
+        input=history,
+        tools=[tool(), tool("read", strict=False)],
+        instructions="Be brief.",
+        max_output_tokens=64,
+        tool_choice={"type": "function", "name": "bash"},
+        store=False,
+    )
+    status, headers, _body = rw.request("/gw/v1/responses", sent)
     assert status == 200 and headers["content-type"].startswith("text/event-stream")
     assert upstream.requests[0]["path"] == "/gw/v1/chat/completions"
-    fn = lambda name, strict: {"type": "function", "function": {"name": name, "description": "Run a command.",  # noqa: E731
-                                                                 "parameters": PARAMS, "strict": strict}}
+
+    def fn(name, strict):
+        return {
+            "type": "function",
+            "function": {
+                "name": name,
+                "description": "Run a command.",
+                "parameters": PARAMS,
+                "strict": strict,
+            },
+        }
+
     messages = [
         {"role": "system", "content": "Be brief."},
         {"role": "system", "content": "You are a coding agent."},
-        {"role": "user", "content": [{"type": "text", "text": "Look:"},
-                                     {"type": "image_url", "image_url": {"url": PNG, "detail": "auto"}}]},
-        {"role": "assistant", "content": "Running it.", "tool_calls": [
-            {"id": "call_1", "type": "function", "function": {"name": "bash", "arguments": '{"command":"ls"}'}}]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "Look:"},
+                {"type": "image_url", "image_url": {"url": PNG, "detail": "auto"}},
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": "Running it.",
+            "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "bash", "arguments": '{"command":"ls"}'}}
+            ],
+        },
         {"role": "tool", "tool_call_id": "call_1", "content": "a.txt"},
     ]
     assert upstream.body() == {
-        "model": "gw-coder-2026-11", "messages": messages, "tools": [fn("bash", True), fn("read", True)],
-        "tool_choice": {"type": "function", "function": {"name": "bash"}}, "stream": True,
-        "stream_options": {"include_usage": True}, "max_tokens": 64}
+        "model": "gw-coder-2026-11",
+        "messages": messages,
+        "tools": [fn("bash", True), fn("read", True)],
+        "tool_choice": {"type": "function", "function": {"name": "bash"}},
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "max_tokens": 64,
+    }
 
     [line] = rw.lines()
     assert (line["path_in"], line["path_out"]) == ("/gw/v1/responses", "/gw/v1/chat/completions")
     changes = body_changes(line["changes"])
     kinds = {(c["path"], c["kind"]) for c in changes}
-    assert {("$", "protocol converted"), ("$.store", "key dropped"), ("$.model", "model renamed"),
-            ("$.tools[0].strict", "strict added"), ("$.tools[1].strict", "strict changed"),
-            ("$.input[4].output[1]", "property dropped"), ("$.stream_options", "property rewritten"),
-            ("$.max_output_tokens", "property rewritten"), ("$.tool_choice", "property rewritten"),
-            ("$.instructions", "property rewritten")} <= kinds
+    assert {
+        ("$", "protocol converted"),
+        ("$.store", "key dropped"),
+        ("$.model", "model renamed"),
+        ("$.tools[0].strict", "strict added"),
+        ("$.tools[1].strict", "strict changed"),
+        ("$.input[4].output[1]", "property dropped"),
+        ("$.stream_options", "property rewritten"),
+        ("$.max_output_tokens", "property rewritten"),
+        ("$.tool_choice", "property rewritten"),
+        ("$.instructions", "property rewritten"),
+    } <= kinds
     # each converted value: `before` is the value at `path` in what was sent, `after` the value at `to`
     for c in changes:
         if "to" in c and c["path"].startswith("$.input["):
-            i = int(c["path"][len("$.input["):-1])
+            i = int(c["path"][len("$.input[") : -1])
             assert c["before"] == history[i]
             j = int(c["to"].split("[")[1].split("]")[0])
             target = messages[j] if ".tool_calls" not in c["to"] else messages[j]["tool_calls"][0]
@@ -383,7 +534,8 @@ def test_to_chat_converts_the_request_and_logs_it(upstream, make_rewriter):
             else:
                 assert c["after"] == target
     assert [c for c in line["changes"] if c["path"] == "response:$"] == [
-        {"path": "response:$", "kind": "protocol converted", "before": "chat.completions", "after": "responses"}]
+        {"path": "response:$", "kind": "protocol converted", "before": "chat.completions", "after": "responses"}
+    ]
 
 
 def test_to_chat_turns_the_chat_stream_into_a_responses_stream(upstream, make_rewriter):
@@ -394,43 +546,80 @@ def test_to_chat_turns_the_chat_stream_into_a_responses_stream(upstream, make_re
     assert info.terminal == "completed" and info.issues == []
     [call] = info.calls
     assert (call.call_id, call.item_id, call.name, call.arguments, call.complete) == (
-        "call_0042", "fc_0042", "bash", {"command": "ls"}, True)
+        "call_0042",
+        "fc_0042",
+        "bash",
+        {"command": "ls"},
+        True,
+    )
     frames = [json.loads(f.split("data: ", 1)[1]) for f in body.decode().split("\n\n") if f.strip()]
     assert [f["type"] for f in frames] == [
-        "response.created", "response.in_progress", "response.output_item.added",
-        "response.function_call_arguments.delta", "response.function_call_arguments.delta",
-        "response.function_call_arguments.done", "response.output_item.done", "response.completed"]
+        "response.created",
+        "response.in_progress",
+        "response.output_item.added",
+        "response.function_call_arguments.delta",
+        "response.function_call_arguments.delta",
+        "response.function_call_arguments.done",
+        "response.output_item.done",
+        "response.completed",
+    ]
     assert [f["sequence_number"] for f in frames] == list(range(len(frames)))
     final = frames[-1]["response"]
-    assert final["usage"] == {"input_tokens": 50, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 7,
-                              "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 57}
+    assert final["usage"] == {
+        "input_tokens": 50,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": 7,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": 57,
+    }
     assert final["tools"] == [tool(strict=True)] and final["model"] == "gw-coder-2026-11"
 
 
 def test_to_chat_text_reply_cut_stream_and_error_frame(upstream, make_rewriter):
     rw = make_rewriter("to-chat")
-    upstream.reply = (200, {"content-type": "text/event-stream"}, _chat_sse(
-        chunk({"role": "assistant", "content": ""}), chunk({"content": "Done: "}), chunk({"content": "ok"}),
-        chunk({}, "stop")))
+    upstream.reply = (
+        200,
+        {"content-type": "text/event-stream"},
+        _chat_sse(
+            chunk({"role": "assistant", "content": ""}),
+            chunk({"content": "Done: "}),
+            chunk({"content": "ok"}),
+            chunk({}, "stop"),
+        ),
+    )
     _, _, body = rw.request("/gw/v1/responses", responses_body())
     info = wire_responses.decode_stream(body)
     assert info.terminal == "completed" and info.calls == [] and info.issues == []
     frames = [json.loads(f.split("data: ", 1)[1]) for f in body.decode().split("\n\n") if f.strip()]
     types = [f["type"] for f in frames]
     assert frames[-1]["response"]["output"][0]["content"][0]["text"] == "Done: ok"
-    assert types == ["response.created", "response.in_progress", "response.output_item.added",
-                     "response.content_part.added", "response.output_text.delta", "response.output_text.delta",
-                     "response.output_text.done", "response.content_part.done", "response.output_item.done",
-                     "response.completed"]
+    assert types == [
+        "response.created",
+        "response.in_progress",
+        "response.output_item.added",
+        "response.content_part.added",
+        "response.output_text.delta",
+        "response.output_text.delta",
+        "response.output_text.done",
+        "response.content_part.done",
+        "response.output_item.done",
+        "response.completed",
+    ]
     # cut before any finish_reason: passed on cut, without a terminal event
     upstream.reply = (200, {"content-type": "text/event-stream"}, CALL_STREAM[:2])
     _, _, body = rw.request("/gw/v1/responses", responses_body())
     assert wire_responses.decode_stream(body).terminal != "completed"
     assert b"response.completed" not in body and b"response.output_item.added" in body
     # a mid-stream error frame becomes response.failed
-    upstream.reply = (200, {"content-type": "text/event-stream"}, _chat_sse(
-        chunk({"role": "assistant", "content": ""}),
-        {"error": {"message": "boom", "type": "server_error", "param": None, "code": "server_error"}}, done=False))
+    upstream.reply = (
+        200,
+        {"content-type": "text/event-stream"},
+        _chat_sse(
+            chunk({"role": "assistant", "content": ""}),
+            {"error": {"message": "boom", "type": "server_error", "param": None, "code": "server_error"}},
+            done=False,
+        ),
+    )
     _, _, body = rw.request("/gw/v1/responses", responses_body())
     assert wire_responses.decode_stream(body).terminal == "failed"
 
@@ -449,7 +638,9 @@ def test_to_chat_against_the_real_gateway(tmp_path, make_rewriter):
         server.shutdown()
         server.server_close()
     [entry] = [json.loads(x) for x in (tmp_path / "gateway.jsonl").read_text().splitlines()]
-    assert entry["request"]["url"].endswith("/passthrough/v1/chat/completions") and entry["gateway"]["strict"] == {"bash": True}
+    assert entry["request"]["url"].endswith("/passthrough/v1/chat/completions") and entry["gateway"]["strict"] == {
+        "bash": True
+    }
 
 
 # --- the committed two-hop data ----------------------------------------------------------------------------
@@ -476,15 +667,15 @@ def _parse_path(path: str) -> list:
         if rest.startswith("."):
             name = rest[1:].split(".")[0].split("[")[0]
             keys.append(name)
-            rest = rest[1 + len(name):]
+            rest = rest[1 + len(name) :]
         elif rest.startswith('["'):
             end = rest.index('"]')
-            keys.append(json.loads(rest[1:end + 1]))
-            rest = rest[end + 2:]
+            keys.append(json.loads(rest[1 : end + 1]))
+            rest = rest[end + 2 :]
         else:
             end = rest.index("]")
             keys.append(int(rest[1:end]))
-            rest = rest[end + 1:]
+            rest = rest[end + 1 :]
     return keys
 
 
@@ -567,7 +758,12 @@ def test_two_hop_chat_bodies_differ_exactly_as_logged():
     for f, b, line in zip(front, back, log):
         fb, bb = json.loads(f["request"]["postData"]["text"]), json.loads(b["request"]["postData"]["text"])
         changes = body_changes(line["changes"])
-        assert changes[0] == {"path": "$", "kind": "protocol converted", "before": "responses", "after": "chat.completions"}
+        assert changes[0] == {
+            "path": "$",
+            "kind": "protocol converted",
+            "before": "responses",
+            "after": "chat.completions",
+        }
         covered = set()  # the paths of the forwarded body that the log accounts for
         for c in changes[1:]:
             assert c["before"] == _none(_get(fb, c["path"])) or c["kind"] == "strict added", c
@@ -587,8 +783,11 @@ def test_two_hop_chat_bodies_differ_exactly_as_logged():
         assert carried == {"stream"} and bb["stream"] == fb["stream"]
         for i, message in enumerate(bb["messages"]):  # each message is a converted item, or holds converted calls
             mine = {t for t in covered if t == f"$.messages[{i}]" or t.startswith(f"$.messages[{i}].")}
-            assert mine == ({f"$.messages[{i}].tool_calls[{k}]" for k in range(len(message["tool_calls"]))}
-                            if message.get("tool_calls") and message.get("content") is None else {f"$.messages[{i}]"})
+            assert mine == (
+                {f"$.messages[{i}].tool_calls[{k}]" for k in range(len(message["tool_calls"]))}
+                if message.get("tool_calls") and message.get("content") is None
+                else {f"$.messages[{i}]"}
+            )
         assert covered >= {f"$.tools[{i}]" for i in range(len(bb["tools"]))}
         # Responses in front, Chat Completions behind, the same call
         assert f["response"]["content"]["mimeType"].startswith("text/event-stream")
@@ -616,5 +815,12 @@ def test_the_same_calls_at_both_hops_and_what_the_model_saw(folder):
     transcript = json.loads((DATA / folder / f"transcript-{folder}.json").read_text(encoding="utf-8"))
     assert transcript["final"] == {"stopReason": "stop", "stoppedBy": "stopReason"}
     first = transcript["requests"][0]["assistant"]["content"][0]["arguments"]
-    assert set(first) == {"command", "description", "timeoutMs", "workdir", "run_in_background",
-                          "sandbox_permissions", "justification"}  # every optional field filled
+    assert set(first) == {
+        "command",
+        "description",
+        "timeoutMs",
+        "workdir",
+        "run_in_background",
+        "sandbox_permissions",
+        "justification",
+    }  # every optional field filled

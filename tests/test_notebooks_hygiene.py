@@ -1,10 +1,10 @@
 """What nbval cannot catch: notebooks executed top to bottom, no widget state, sources in sync."""
+
 from __future__ import annotations
 
 import jupytext
 import nbformat
 import pytest
-
 from conftest import REPO
 
 NOTEBOOKS = sorted((REPO / "notebooks").glob("[0-9][0-9]_*.ipynb"))

@@ -1,12 +1,13 @@
 """The Python model of pi-ai against what the real library did (``tests/fixtures/pi_ai``, made by
 ``lab/pi-ai-fixtures/generate.mjs`` with the pinned npm packages). Every disagreement fails."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
-
 from conftest import FIXTURES
+
 from toolkit.knowledge.pi_ai_tools import PiAiRefusal, convert_responses_tools
 from toolkit.layers.serialization import StrictSchemaError, convert_tools, make_strict, strict_state
 
@@ -42,17 +43,26 @@ def test_make_strict_matches_the_library(case):
 
 
 def _direct_ids(version):
-    return [f"{i}-{c['tool']}-{json.dumps(c['options'])}-{(c['constrainedSampling'] or {}).get('strict', (c['constrainedSampling'] or {}).get('type'))}"
-            for i, c in enumerate(DIRECT[version])]
+    return [
+        f"{i}-{c['tool']}-{json.dumps(c['options'])}-{(c['constrainedSampling'] or {}).get('strict', (c['constrainedSampling'] or {}).get('type'))}"
+        for i, c in enumerate(DIRECT[version])
+    ]
 
 
 @pytest.mark.parametrize("version", ["1.6.0", "0.73.1"])
 def test_convert_responses_tools_called_directly(version):
     for case in DIRECT[version]:
-        tool = (definition(case["tool"], case["constrainedSampling"]) if case["tool"] in CORPUS else
-                {**{k: case["result"][0][k] for k in ("name", "description")},
-                 "parameters": case["result"][0].get("parameters", {"type": "object", "properties": {"input": {"type": "string"}}, "required": ["input"]}),
-                 "constrainedSampling": case["constrainedSampling"]})
+        tool = (
+            definition(case["tool"], case["constrainedSampling"])
+            if case["tool"] in CORPUS
+            else {
+                **{k: case["result"][0][k] for k in ("name", "description")},
+                "parameters": case["result"][0].get(
+                    "parameters", {"type": "object", "properties": {"input": {"type": "string"}}, "required": ["input"]}
+                ),
+                "constrainedSampling": case["constrainedSampling"],
+            }
+        )
         options = case["options"] if case["optionsGiven"] else None
         where = (case["tool"], case["options"], case["constrainedSampling"])
         if case["ok"]:
@@ -75,8 +85,11 @@ def _cell_id(c) -> str:
 @pytest.mark.parametrize("cell", CELLS, ids=[_cell_id(c) for c in CELLS])
 def test_provider_tool_arrays_match_the_wire(cell):
     toolset = cell["toolset"]
-    constrained = None if toolset == "plain" else {"type": "json_schema",
-                                                   "strict": "prefer" if toolset == "prefer" else "require"}
+    constrained = (
+        None
+        if toolset == "plain"
+        else {"type": "json_schema", "strict": "prefer" if toolset == "prefer" else "require"}
+    )
     ids = [cell["tool"]] if toolset == "require-single" else WIRE["toolsets"][toolset]
     tools = [definition(i, constrained) for i in ids]
     if cell["ok"]:
@@ -91,25 +104,55 @@ def test_provider_tool_arrays_match_the_wire(cell):
 
 
 def test_the_fixtures_cover_every_cell_of_the_pi_ai_md_table():
-    cells = {(c["piAi"], c["api"], json.dumps((c["compat"] or {}).get("supportsStrictMode")), c["toolset"]) for c in CELLS}
+    cells = {
+        (c["piAi"], c["api"], json.dumps((c["compat"] or {}).get("supportsStrictMode")), c["toolset"]) for c in CELLS
+    }
     for api in ("openai-responses", "openai-codex-responses", "openai-completions"):
         for compat in ("null", "true", "false"):
             assert ("0.73.1", api, compat, "plain") in cells
             for toolset in ("plain", "prefer", "require"):
                 assert ("1.6.0", api, compat, toolset) in cells
+
     # and the bash column of pi-ai.md §5, read off the real bodies
     def bash_strict(version, api, compat, toolset):
-        cell = next(c for c in CELLS if (c["piAi"], c["api"], c["compat"], c["toolset"]) == (version, api, compat, toolset))
+        cell = next(
+            c for c in CELLS if (c["piAi"], c["api"], c["compat"], c["toolset"]) == (version, api, compat, toolset)
+        )
         if not cell["ok"]:
             return "error"
         tools = [t.get("function", t) for t in cell["tools"]]
         return strict_state(next(t for t in tools if t["name"] == "bash"))
+
     unset, on, off = None, {"supportsStrictMode": True}, {"supportsStrictMode": False}
-    assert [bash_strict("1.6.0", "openai-responses", c, "plain") for c in (unset, on, off)] == ["absent", "false", "absent"]
-    assert [bash_strict("1.6.0", "openai-responses", c, "prefer") for c in (unset, on, off)] == ["absent", "true", "absent"]
-    assert [bash_strict("1.6.0", "openai-responses", c, "require") for c in (unset, on, off)] == ["error", "true", "error"]
-    assert [bash_strict("1.6.0", "openai-codex-responses", c, "plain") for c in (unset, on, off)] == ["null", "null", "absent"]
-    assert [bash_strict("1.6.0", "openai-completions", c, "plain") for c in (unset, on, off)] == ["absent", "false", "absent"]
+    assert [bash_strict("1.6.0", "openai-responses", c, "plain") for c in (unset, on, off)] == [
+        "absent",
+        "false",
+        "absent",
+    ]
+    assert [bash_strict("1.6.0", "openai-responses", c, "prefer") for c in (unset, on, off)] == [
+        "absent",
+        "true",
+        "absent",
+    ]
+    assert [bash_strict("1.6.0", "openai-responses", c, "require") for c in (unset, on, off)] == [
+        "error",
+        "true",
+        "error",
+    ]
+    assert [bash_strict("1.6.0", "openai-codex-responses", c, "plain") for c in (unset, on, off)] == [
+        "null",
+        "null",
+        "absent",
+    ]
+    assert [bash_strict("1.6.0", "openai-completions", c, "plain") for c in (unset, on, off)] == [
+        "absent",
+        "false",
+        "absent",
+    ]
     assert [bash_strict("0.73.1", "openai-responses", c, "plain") for c in (unset, on, off)] == ["false"] * 3
     assert [bash_strict("0.73.1", "openai-codex-responses", c, "plain") for c in (unset, on, off)] == ["null"] * 3
-    assert [bash_strict("0.73.1", "openai-completions", c, "plain") for c in (unset, on, off)] == ["false", "false", "absent"]
+    assert [bash_strict("0.73.1", "openai-completions", c, "plain") for c in (unset, on, off)] == [
+        "false",
+        "false",
+        "absent",
+    ]

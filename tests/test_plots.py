@@ -1,4 +1,5 @@
 """Plots are checked by their data (markers, bar widths, annotations, labels), never by pixels."""
+
 from __future__ import annotations
 
 import re
@@ -10,31 +11,34 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.collections import PathCollection  # noqa: E402
-from matplotlib.container import BarContainer  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
+import pytest
+from matplotlib.collections import PathCollection
+from matplotlib.container import BarContainer
+from matplotlib.figure import Figure
 
 from toolkit import load_capture, load_captures
-from toolkit.capture import frames
+from toolkit.analysis import triage
+from toolkit.capture import FRAME_NAMES, Capture, frames
 from toolkit.present import plots
-from toolkit.analysis import triage  # noqa: E402
-from toolkit.capture import FRAME_NAMES, Capture  # noqa: E402
-from toolkit.wire.records import STRICT_STATES  # noqa: E402
+from toolkit.wire.records import STRICT_STATES
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 LAB = {
     "busy-day": [DATA / "busy-day" / "gateway.jsonl"],
-    "before-fix": sorted(p for p in (DATA / "before-fix").iterdir() if p.suffix in (".har", ".jsonl", ".zstd", ".mitm")),
+    "before-fix": sorted(
+        p for p in (DATA / "before-fix").iterdir() if p.suffix in (".har", ".jsonl", ".zstd", ".mitm")
+    ),
     "other-apis": [DATA / "other-apis" / "capture.har"],
 }
 
 
 def _empty_capture() -> Capture:
-    return Capture(**{n: frames.empty(n) for n in FRAME_NAMES},
-                   entries=pd.DataFrame(columns=["source", "format", "unit", "entries"]))
+    return Capture(
+        **{n: frames.empty(n) for n in FRAME_NAMES},
+        entries=pd.DataFrame(columns=["source", "format", "unit", "entries"]),
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -84,6 +88,7 @@ def _expected_layers(cap) -> pd.Series:
 
 
 # ---- timeline -----------------------------------------------------------------------------------
+
 
 def test_timeline_markers_per_outcome_and_layer_match_the_capture(lab):
     ax = plots.timeline(lab)
@@ -158,8 +163,7 @@ def test_timeline_date_ticks_for_spans_from_seconds_to_a_day(busy, seconds):
     ex = busy.exchanges.head(3).copy()
     start = pd.Timestamp("2026-11-29T06:00:00Z")
     ex["started_at"] = [start, start + pd.Timedelta(seconds=seconds / 2), start + pd.Timedelta(seconds=seconds)]
-    cap = Capture(**{n: getattr(busy, n) for n in FRAME_NAMES if n != "exchanges"}, exchanges=ex,
-                  entries=busy.entries)
+    cap = Capture(**{n: getattr(busy, n) for n in FRAME_NAMES if n != "exchanges"}, exchanges=ex, entries=busy.entries)
     ax = plots.timeline(cap)
     ax.figure.canvas.draw()
     ticks = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
@@ -175,6 +179,7 @@ def test_timeline_by_must_be_an_exchanges_column(busy):
 
 
 # ---- errors_by_layer ----------------------------------------------------------------------------
+
 
 def _bar_widths(ax) -> dict[tuple[str, str], int]:
     rows = [t.get_text() for t in ax.get_yticklabels()]
@@ -204,8 +209,10 @@ def test_errors_by_layer_busy_day(busy):
     assert {layer for _, layer in widths} == {"transport-gateway", "runtime-policy"}
     # stacking order and colours are the fixed layer order
     assert [c.get_label() for c in ax.containers] == ["runtime-policy", "transport-gateway"]
-    assert matplotlib.colors.to_hex(ax.containers[-1].patches[0].get_facecolor()) == \
-        plots.LAYER_COLORS["transport-gateway"].lower()
+    assert (
+        matplotlib.colors.to_hex(ax.containers[-1].patches[0].get_facecolor())
+        == plots.LAYER_COLORS["transport-gateway"].lower()
+    )
     # totals are written at the end of each bar
     texts = {t.get_text() for t in ax.texts}
     per_endpoint = {}
@@ -232,8 +239,11 @@ def test_errors_by_layer_stacks_several_layers_in_fixed_order():
 
 def test_errors_by_layer_other_by_column(busy):
     ax = plots.errors_by_layer(busy, by="kind")
-    assert _bar_widths(ax) == {("http", "transport-gateway"): 28, ("stream", "transport-gateway"): 20,
-                               ("tool-output", "runtime-policy"): 95}
+    assert _bar_widths(ax) == {
+        ("http", "transport-gateway"): 28,
+        ("stream", "transport-gateway"): 20,
+        ("tool-output", "runtime-policy"): 95,
+    }
     ax = plots.errors_by_layer(busy, by="api")
     assert sum(_bar_widths(ax).values()) == 143
 
@@ -247,19 +257,27 @@ def test_errors_by_layer_without_errors_says_so():
 
 # ---- strict_matrix ------------------------------------------------------------------------------
 
+
 def _cell_texts(ax) -> dict[str, str]:
-    return {t.get_gid().removeprefix("strict-cell:"): t.get_text() for t in ax.texts
-            if (t.get_gid() or "").startswith("strict-cell:")}
+    return {
+        t.get_gid().removeprefix("strict-cell:"): t.get_text()
+        for t in ax.texts
+        if (t.get_gid() or "").startswith("strict-cell:")
+    }
 
 
 def _expected_cells(cap, rows="endpoint", cols="api") -> dict[str, str]:
-    t = cap.tools.merge(cap.exchanges[["exchange_id", rows, cols]] if rows != cols else
-                        cap.exchanges[["exchange_id", rows]], on="exchange_id")
+    t = cap.tools.merge(
+        cap.exchanges[["exchange_id", rows, cols]] if rows != cols else cap.exchanges[["exchange_id", rows]],
+        on="exchange_id",
+    )
     out = {}
     for (r, c), g in t.groupby([rows, cols], observed=True):
         counts = g["strict_state"].astype(str).value_counts()
-        present = sorted(((s, int(counts.get(s, 0))) for s in STRICT_STATES if counts.get(s, 0)),
-                         key=lambda p: (-p[1], STRICT_STATES.index(p[0])))
+        present = sorted(
+            ((s, int(counts.get(s, 0))) for s in STRICT_STATES if counts.get(s, 0)),
+            key=lambda p: (-p[1], STRICT_STATES.index(p[0])),
+        )
         out[f"{r}|{c}"] = "\n".join(f"{s} {n}" for s, n in present)
     return out
 
@@ -310,6 +328,7 @@ def test_strict_matrix_rows_from_tools_columns(busy):
 
 
 # ---- empty capture, summary figure, global state -----------------------------------------------
+
 
 def test_empty_capture(empty):
     ax = plots.timeline(empty)

@@ -1,4 +1,5 @@
 """The postmortem template renders to one self-contained HTML file."""
+
 from __future__ import annotations
 
 import re
@@ -7,7 +8,7 @@ import sys
 from conftest import REPO
 
 sys.path.insert(0, str(REPO / "notebooks"))
-import render_postmortem  # noqa: E402
+import render_postmortem
 
 
 def test_postmortem_renders_offline_with_every_section(tmp_path):

@@ -1,4 +1,5 @@
 """Long reads show progress on stderr and stop cleanly on Ctrl-C."""
+
 from __future__ import annotations
 
 import itertools
@@ -11,8 +12,10 @@ from toolkit.capture import load as capture
 
 
 def _log(tmp_path, n=600):
-    line = {"request": {"method": "POST", "url": "http://127.0.0.1/v1/responses", "body": {"model": "m", "input": "hi"}},
-            "response": {"status": 200, "body": {"id": "r", "object": "response", "status": "completed", "output": []}}}
+    line = {
+        "request": {"method": "POST", "url": "http://127.0.0.1/v1/responses", "body": {"model": "m", "input": "hi"}},
+        "response": {"status": 200, "body": {"id": "r", "object": "response", "status": "completed", "output": []}},
+    }
     p = tmp_path / "log.jsonl"
     p.write_text("".join(json.dumps(line) + "\n" for _ in range(n)), encoding="utf-8")
     return p

@@ -1,7 +1,9 @@
 """The six questions, answered from the lab's evidence, and said to be unknown where it stops."""
+
 from __future__ import annotations
 
 from conftest import REPO
+
 from toolkit.analysis.provenance import QUESTIONS, table
 
 DATA = REPO / "data"
@@ -15,17 +17,30 @@ def answer(t, field, question):
 
 
 def test_before_fix_names_each_actor_with_evidence():
-    t = table(SETTINGS, captures=[DATA / "before-fix" / "capture.har"], sessions=[DATA / "before-fix" / "session.jsonl.zstd"])
+    t = table(
+        SETTINGS, captures=[DATA / "before-fix" / "capture.har"], sessions=[DATA / "before-fix" / "session.jsonl.zstd"]
+    )
     defined = answer(t, "bash.strict", QUESTIONS[0])
-    assert defined["actor"] == "pi-ai" and defined["answer"].startswith("pi-ai omitted the key because compat.supportsStrictMode resolved to False")
-    assert "settings.before.yaml llm-pi-ai.providers.gateway.compat" in defined["evidence"] and "$.tools[0].strict" in defined["evidence"]
+    assert defined["actor"] == "pi-ai" and defined["answer"].startswith(
+        "pi-ai omitted the key because compat.supportsStrictMode resolved to False"
+    )
+    assert (
+        "settings.before.yaml llm-pi-ai.providers.gateway.compat" in defined["evidence"]
+        and "$.tools[0].strict" in defined["evidence"]
+    )
     read = answer(t, "bash.strict", QUESTIONS[2])
     assert read["actor"] == "gateway" and read["settled"]
-    assert "sent strict absent, echoed strict true" in read["answer"] and "response tools[name=bash].strict" in read["evidence"]
+    assert (
+        "sent strict absent, echoed strict true" in read["answer"]
+        and "response tools[name=bash].strict" in read["evidence"]
+    )
     filled = answer(t, "bash.justification", QUESTIONS[6])
     assert filled["actor"] == "model" and filled["answer"] == "the model sent justification='' (2 calls)"
     validated = answer(t, "bash.justification", QUESTIONS[4])
-    assert validated["actor"] == "DSH" and "Error: invalid justification: expected a non-empty sentence" in validated["answer"]
+    assert (
+        validated["actor"] == "DSH"
+        and "Error: invalid justification: expected a non-empty sentence" in validated["answer"]
+    )
     permission = answer(t, "bash.sandbox_permissions", QUESTIONS[5])
     assert permission["actor"] == "DSH session" and "danger-full-access" in permission["answer"]
     assert "permission/preset" in permission["evidence"] and "sandbox/mode" in permission["evidence"]
@@ -39,7 +54,10 @@ def test_missing_hops_are_unknown_with_the_reason():
     assert not changed["settled"] and changed["answer"].startswith("unknown beyond the recorder")
     assert "a capture behind the proxy or gateway" in changed["evidence"]
     permission = answer(t, "bash.justification", QUESTIONS[5])
-    assert not permission["settled"] and "a DSH session log (sandbox/mode events) would settle it" in permission["evidence"]
+    assert (
+        not permission["settled"]
+        and "a DSH session log (sandbox/mode events) would settle it" in permission["evidence"]
+    )
     nothing = table(None, captures=[DATA / "before-fix" / "capture.har"])
     assert not answer(nothing, "bash.strict", QUESTIONS[0])["settled"]
 

@@ -49,20 +49,36 @@ def test_keys_inside_json_and_urls_are_redacted(key):
 
 
 def test_secret_headers_are_redacted_whatever_their_value():
-    for name in ["Authorization", "proxy-authorization", "X-Api-Key", "api-key", "Cookie", "Set-Cookie",
-                 "ChatGPT-Account-Id"]:
+    for name in [
+        "Authorization",
+        "proxy-authorization",
+        "X-Api-Key",
+        "api-key",
+        "Cookie",
+        "Set-Cookie",
+        "ChatGPT-Account-Id",
+    ]:
         assert redact_header(name, "anything at all") == REDACTED
     assert redact_header("content-type", "application/json") == "application/json"
     assert redact_header("x-trace", "Bearer abcdefghijkl12345") == "Bearer <redacted>"
 
 
 def test_ordinary_text_is_left_alone():
-    for text in ["risk-assessment-checklist-2", "Run the tool once.", "basically fine", "sandbox_permissions",
-                 '{"justification": ""}', "task-1234567890123456"]:
+    for text in [
+        "risk-assessment-checklist-2",
+        "Run the tool once.",
+        "basically fine",
+        "sandbox_permissions",
+        '{"justification": ""}',
+        "task-1234567890123456",
+    ]:
         assert redact_text(text) == text
 
 
 def test_query_and_json_keys_keep_their_names():
     assert redact_text("https://h/p?key=1&api_key=abc") == "https://h/p?key=1&api_key=<redacted>"
     assert redact_text('{"api_key": "abc"}') == '{"api_key": "<redacted>"}'
-    assert redact_obj({"apiKeyEnv": "OPENAI_API_KEY", "apiKey": "x"}) == {"apiKeyEnv": "OPENAI_API_KEY", "apiKey": REDACTED}
+    assert redact_obj({"apiKeyEnv": "OPENAI_API_KEY", "apiKey": "x"}) == {
+        "apiKeyEnv": "OPENAI_API_KEY",
+        "apiKey": REDACTED,
+    }

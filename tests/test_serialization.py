@@ -1,17 +1,26 @@
 """Layer 2 beyond the fixtures: variants, comparison with a rewriting gateway, argument validation."""
+
 from __future__ import annotations
 
 import copy
 import sys
 
 import pytest
-
 from conftest import REPO
-from toolkit.layers.serialization import (PiAiRefusal, StrictSchemaError, compare, convert_tools, make_strict, strict_state,
-                                   validate_arguments, variants)
+
+from toolkit.layers.serialization import (
+    PiAiRefusal,
+    StrictSchemaError,
+    compare,
+    convert_tools,
+    make_strict,
+    strict_state,
+    validate_arguments,
+    variants,
+)
 
 sys.path.insert(0, str(REPO / "lab"))
-import scenarios  # noqa: E402
+import scenarios
 
 BASH = {"name": "bash", "description": scenarios.BASH_DESCRIPTION, "parameters": scenarios.BASH_PARAMETERS}
 OPTIONAL = ("timeoutMs", "workdir", "run_in_background", "sandbox_permissions", "justification")
@@ -19,15 +28,21 @@ OPTIONAL = ("timeoutMs", "workdir", "run_in_background", "sandbox_permissions", 
 
 def test_variants_of_dshs_bash_tool():
     v = variants(BASH).set_index("variant")
-    assert list(v.index) == ["absent, pass-through gateway", "absent, gateway reads absence as strict", "false",
-                             "null (Codex)", "true, pi-ai's strict transform"]
+    assert list(v.index) == [
+        "absent, pass-through gateway",
+        "absent, gateway reads absence as strict",
+        "false",
+        "null (Codex)",
+        "true, pi-ai's strict transform",
+    ]
     assert v.loc["absent, pass-through gateway", "required"] == ("command", "description")
     assert v.loc["absent, pass-through gateway", "optional"] == OPTIONAL
     strict = v.loc["true, pi-ai's strict transform"]
     assert strict["required"] == ("command", "description") + OPTIONAL and strict["nullable"] == OPTIONAL
     assert strict["additional_properties"] == "false"
     assert "justification must be present and may be null" in strict["must_send"].replace(
-        "timeoutMs, workdir, run_in_background, sandbox_permissions, ", "")
+        "timeoutMs, workdir, run_in_background, sandbox_permissions, ", ""
+    )
     normalised = v.loc["absent, gateway reads absence as strict"]
     assert normalised["nullable"] == () and normalised["required"] == ("command", "description") + OPTIONAL
     assert "invents values" in normalised["must_send"]
@@ -36,32 +51,49 @@ def test_variants_of_dshs_bash_tool():
 def test_variants_when_pi_ai_cannot_make_it_strict():
     tool = {"name": "x", "parameters": {"type": "object", "properties": {"a": {"oneOf": [{"type": "string"}]}}}}
     row = variants(tool).iloc[-1]
-    assert row["read_as"] == "not possible" and row["must_send"].startswith("pi-ai cannot make this schema strict: oneOf schemas are unsupported")
+    assert row["read_as"] == "not possible" and row["must_send"].startswith(
+        "pi-ai cannot make this schema strict: oneOf schemas are unsupported"
+    )
 
 
 def test_compare_catches_a_gateway_that_rewrites_schemas():
-    sent = {"type": "function", "name": "bash", "description": scenarios.BASH_DESCRIPTION, "strict": True,
-            "parameters": copy.deepcopy(scenarios.BASH_PARAMETERS)}
+    sent = {
+        "type": "function",
+        "name": "bash",
+        "description": scenarios.BASH_DESCRIPTION,
+        "strict": True,
+        "parameters": copy.deepcopy(scenarios.BASH_PARAMETERS),
+    }
     del sent["parameters"]["properties"]["run_in_background"]
     sent["parameters"]["required"] = ["command"]
     sent["parameters"]["additionalProperties"] = False
     result = compare(sent, BASH, api="openai-responses", compat={"supportsStrictMode": True})
     assert (result.strict, result.expected_strict, result.parameters) == ("true", "false", "rewritten")
     got = set(zip(result.differences["path"], result.differences["kind"]))
-    assert got == {("$.strict", "strict changed"), ("$.parameters.required", "required changed"),
-                   ("$.parameters.additionalProperties", "additionalProperties injected"),
-                   ("$.parameters.properties.run_in_background", "property dropped")}
+    assert got == {
+        ("$.strict", "strict changed"),
+        ("$.parameters.required", "required changed"),
+        ("$.parameters.additionalProperties", "additionalProperties injected"),
+        ("$.parameters.properties.run_in_background", "property dropped"),
+    }
 
 
 def test_compare_the_lab_captures_match_pi_ai():
     import toolkit
 
-    for folder, compat, expected in [("before-fix", None, "absent"), ("after-fix", {"supportsStrictMode": True}, "false")]:
+    for folder, compat, expected in [
+        ("before-fix", None, "absent"),
+        ("after-fix", {"supportsStrictMode": True}, "false"),
+    ]:
         cap = toolkit.load_capture(REPO / "data" / folder / "capture.har")
         schema_of = dict(zip(cap.tool_schemas["schema_hash"], cap.tool_schemas["schema"]))
         for row in cap.tools[cap.tools["name"] == "bash"].itertuples():
-            sent = {"type": "function", "name": "bash", "description": scenarios.BASH_DESCRIPTION,
-                    "parameters": schema_of[row.schema_hash]}
+            sent = {
+                "type": "function",
+                "name": "bash",
+                "description": scenarios.BASH_DESCRIPTION,
+                "parameters": schema_of[row.schema_hash],
+            }
             if row.strict_state != "absent":
                 sent["strict"] = {"false": False, "true": True, "null": None}[row.strict_state]
             result = compare(sent, BASH, api="openai-responses", compat=compat)
@@ -69,15 +101,23 @@ def test_compare_the_lab_captures_match_pi_ai():
 
 
 def test_compare_a_chat_tool_and_a_removed_strict():
-    sent = {"type": "function", "function": {"name": "bash", "description": scenarios.BASH_DESCRIPTION,
-                                             "parameters": scenarios.BASH_PARAMETERS}}
+    sent = {
+        "type": "function",
+        "function": {
+            "name": "bash",
+            "description": scenarios.BASH_DESCRIPTION,
+            "parameters": scenarios.BASH_PARAMETERS,
+        },
+    }
     result = compare(sent, BASH, api="openai-completions", compat={"supportsStrictMode": True})
     assert list(result.differences["kind"]) == ["strict removed"]
 
 
 def test_compare_a_tool_pi_ai_would_refuse():
     tool = {**BASH, "constrainedSampling": {"type": "json_schema", "strict": "require"}}
-    result = compare({"type": "function", "name": "bash", "parameters": BASH["parameters"]}, tool, api="openai-responses")
+    result = compare(
+        {"type": "function", "name": "bash", "parameters": BASH["parameters"]}, tool, api="openai-responses"
+    )
     assert result.expected_strict is None and result.differences.iloc[0]["kind"] == "not sent by pi-ai"
 
 
@@ -91,26 +131,42 @@ def test_require_without_strict_support_raises_pi_ais_text():
 def test_make_strict_names_rule_and_path():
     with pytest.raises(StrictSchemaError) as info:
         make_strict({"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"$ref": "#/x"}}}}})
-    assert (str(info.value), info.value.rule, info.value.path) == ("$ref schemas are unsupported", 2, "$.properties.a.properties.b")
+    assert (str(info.value), info.value.rule, info.value.path) == (
+        "$ref schemas are unsupported",
+        2,
+        "$.properties.a.properties.b",
+    )
     assert make_strict(BASH["parameters"]) != BASH["parameters"]  # and the input is untouched:
     assert BASH["parameters"] == scenarios.BASH_PARAMETERS and "additionalProperties" not in scenarios.BASH_PARAMETERS
 
 
 def test_strict_state_four_values():
-    assert [strict_state(t) for t in ({}, {"strict": None}, {"strict": False}, {"strict": True},
-                                      {"function": {"strict": None}})] == ["absent", "null", "false", "true", "null"]
+    assert [
+        strict_state(t)
+        for t in ({}, {"strict": None}, {"strict": False}, {"strict": True}, {"function": {"strict": None}})
+    ] == ["absent", "null", "false", "true", "null"]
 
 
 def test_valid_for_the_schema_but_rejected_by_dsh():
-    filled = {"command": "ls -la", "description": "List files in the workspace", "timeoutMs": 120000, "workdir": ".",
-              "run_in_background": False, "sandbox_permissions": "danger-full-access", "justification": ""}
+    filled = {
+        "command": "ls -la",
+        "description": "List files in the workspace",
+        "timeoutMs": 120000,
+        "workdir": ".",
+        "run_in_background": False,
+        "sandbox_permissions": "danger-full-access",
+        "justification": "",
+    }
     assert validate_arguments(filled, scenarios.BASH_PARAMETERS) == []  # DSH: invalid justification
     strict_schema = make_strict(scenarios.BASH_PARAMETERS)
     nulls = {**filled, "sandbox_permissions": None, "justification": None}
     assert validate_arguments(nulls, strict_schema) == []  # valid under pi-ai's strict schema...
     violations = validate_arguments(nulls, scenarios.BASH_PARAMETERS)  # ...but not under the one DSH checks
-    assert [(v.path, v.keyword) for v in violations] == [("$.justification", "type"), ("$.sandbox_permissions", "enum"),
-                                                         ("$.sandbox_permissions", "type")]
+    assert [(v.path, v.keyword) for v in violations] == [
+        ("$.justification", "type"),
+        ("$.sandbox_permissions", "enum"),
+        ("$.sandbox_permissions", "type"),
+    ]
     assert validate_arguments('{"command": ', scenarios.BASH_PARAMETERS)[0].keyword == "json"
     missing = validate_arguments({"command": "ls"}, scenarios.BASH_PARAMETERS)
     assert [(v.path, v.message) for v in missing] == [("$", "'description' is a required property")]

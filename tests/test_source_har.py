@@ -1,4 +1,5 @@
 """HAR reader: the quirks of real exporters (wire-formats.md §4.1)."""
+
 from __future__ import annotations
 
 import base64
@@ -12,39 +13,115 @@ import pytest
 import toolkit
 from toolkit import CaptureError
 
-REQ = {"model": "test-model", "stream": True, "store": False,
-       "input": [{"role": "user", "content": [{"type": "input_text", "text": "Run the tool once."}]}],
-       "tools": [{"type": "function", "name": "bash", "description": "Run a shell command.",
-                  "parameters": {"type": "object", "properties": {"command": {"type": "string"}, "justification": {"type": "string"}},
-                                 "required": ["command"]}}]}
+REQ = {
+    "model": "test-model",
+    "stream": True,
+    "store": False,
+    "input": [{"role": "user", "content": [{"type": "input_text", "text": "Run the tool once."}]}],
+    "tools": [
+        {
+            "type": "function",
+            "name": "bash",
+            "description": "Run a shell command.",
+            "parameters": {
+                "type": "object",
+                "properties": {"command": {"type": "string"}, "justification": {"type": "string"}},
+                "required": ["command"],
+            },
+        }
+    ],
+}
 ARGS = '{"command":"ls -la","justification":""}'
 SSE = "".join(
     f"event: {e['type']}\ndata: {json.dumps({**e, 'sequence_number': i})}\n\n"
-    for i, e in enumerate([
-        {"type": "response.output_item.added", "output_index": 0,
-         "item": {"id": "fc_1", "type": "function_call", "status": "in_progress", "arguments": "", "call_id": "call_1", "name": "bash"}},
-        {"type": "response.function_call_arguments.delta", "item_id": "fc_1", "output_index": 0, "delta": ARGS[:10]},
-        {"type": "response.function_call_arguments.delta", "item_id": "fc_1", "output_index": 0, "delta": ARGS[10:]},
-        {"type": "response.function_call_arguments.done", "item_id": "fc_1", "output_index": 0, "name": "bash", "arguments": ARGS},
-        {"type": "response.output_item.done", "output_index": 0,
-         "item": {"id": "fc_1", "type": "function_call", "status": "completed", "arguments": ARGS, "call_id": "call_1", "name": "bash"}},
-        {"type": "response.completed", "response": {"id": "resp_1", "status": "completed", "model": "test-model", "output": []}},
-    ])
+    for i, e in enumerate(
+        [
+            {
+                "type": "response.output_item.added",
+                "output_index": 0,
+                "item": {
+                    "id": "fc_1",
+                    "type": "function_call",
+                    "status": "in_progress",
+                    "arguments": "",
+                    "call_id": "call_1",
+                    "name": "bash",
+                },
+            },
+            {
+                "type": "response.function_call_arguments.delta",
+                "item_id": "fc_1",
+                "output_index": 0,
+                "delta": ARGS[:10],
+            },
+            {
+                "type": "response.function_call_arguments.delta",
+                "item_id": "fc_1",
+                "output_index": 0,
+                "delta": ARGS[10:],
+            },
+            {
+                "type": "response.function_call_arguments.done",
+                "item_id": "fc_1",
+                "output_index": 0,
+                "name": "bash",
+                "arguments": ARGS,
+            },
+            {
+                "type": "response.output_item.done",
+                "output_index": 0,
+                "item": {
+                    "id": "fc_1",
+                    "type": "function_call",
+                    "status": "completed",
+                    "arguments": ARGS,
+                    "call_id": "call_1",
+                    "name": "bash",
+                },
+            },
+            {
+                "type": "response.completed",
+                "response": {"id": "resp_1", "status": "completed", "model": "test-model", "output": []},
+            },
+        ]
+    )
 )
 
 
 def entry(*, req_extra=None, post=None, content=None, status=200, headers=None, resp_headers=None, **extra):
     e = {
-        "startedDateTime": "2026-11-30T09:00:00.000Z", "time": 120.5,
-        "request": {"method": "POST", "url": "http://127.0.0.1:8787/v1/responses", "httpVersion": "HTTP/1.1",
-                    "headers": headers if headers is not None else [{"name": "authorization", "value": "Bearer sk-test0123456789abcdefghijkl"}],
-                    "cookies": [], "queryString": [], "headersSize": -1, "bodySize": -1,
-                    "postData": post if post is not None else {"mimeType": "application/json", "text": json.dumps(REQ)}},
-        "response": {"status": status, "statusText": "", "httpVersion": "HTTP/1.1", "cookies": [],
-                     "headers": resp_headers if resp_headers is not None else [{"name": "content-type", "value": "text/event-stream"}],
-                     "content": content if content is not None else {"size": len(SSE), "mimeType": "text/event-stream", "text": SSE},
-                     "redirectURL": "", "headersSize": -1, "bodySize": -1},
-        "cache": {}, "timings": {"send": 0, "wait": 60, "receive": 60.5},
+        "startedDateTime": "2026-11-30T09:00:00.000Z",
+        "time": 120.5,
+        "request": {
+            "method": "POST",
+            "url": "http://127.0.0.1:8787/v1/responses",
+            "httpVersion": "HTTP/1.1",
+            "headers": headers
+            if headers is not None
+            else [{"name": "authorization", "value": "Bearer sk-test0123456789abcdefghijkl"}],
+            "cookies": [],
+            "queryString": [],
+            "headersSize": -1,
+            "bodySize": -1,
+            "postData": post if post is not None else {"mimeType": "application/json", "text": json.dumps(REQ)},
+        },
+        "response": {
+            "status": status,
+            "statusText": "",
+            "httpVersion": "HTTP/1.1",
+            "cookies": [],
+            "headers": resp_headers
+            if resp_headers is not None
+            else [{"name": "content-type", "value": "text/event-stream"}],
+            "content": content
+            if content is not None
+            else {"size": len(SSE), "mimeType": "text/event-stream", "text": SSE},
+            "redirectURL": "",
+            "headersSize": -1,
+            "bodySize": -1,
+        },
+        "cache": {},
+        "timings": {"send": 0, "wait": 60, "receive": 60.5},
     }
     e["request"].update(req_extra or {})
     e.update(extra)
@@ -65,13 +142,29 @@ def test_mitmproxy_hardump_entry(tmp_path):
     cap = toolkit.load_capture(write(tmp_path, har([entry()])))
     ex = cap.exchanges.iloc[0]
     assert (ex.api, ex.model, ex.method, ex.host, ex.path, ex.status, ex.terminal) == (
-        "responses", "test-model", "POST", "127.0.0.1", "/v1/responses", 200, "completed")
+        "responses",
+        "test-model",
+        "POST",
+        "127.0.0.1",
+        "/v1/responses",
+        200,
+        "completed",
+    )
     assert ex.started_at == pd.Timestamp("2026-11-30T09:00:00Z") and ex.duration_ms == 120.5
     assert ex.request_bytes == len(json.dumps(REQ)) and ex.response_bytes == len(SSE)
     tool = cap.tools.iloc[0]
-    assert (tool["name"], tool["strict_state"], tool["required"], tool["optional"]) == ("bash", "absent", ("command",), ("justification",))
+    assert (tool["name"], tool["strict_state"], tool["required"], tool["optional"]) == (
+        "bash",
+        "absent",
+        ("command",),
+        ("justification",),
+    )
     call = cap.calls.iloc[0]
-    assert (call.call_id, call.item_id, call.arguments) == ("call_1", "fc_1", {"command": "ls -la", "justification": ""})
+    assert (call.call_id, call.item_id, call.arguments) == (
+        "call_1",
+        "fc_1",
+        {"command": "ls -la", "justification": ""},
+    )
     assert cap.headers.set_index("name").loc["authorization", "value"] == "<redacted>"
     assert cap.summary().iloc[0]["reconciles"]
 
@@ -96,9 +189,18 @@ def test_mitmproxy_failed_flow_has_status_0_and_error(tmp_path):
 
 
 def test_chrome_http2_pseudo_headers_and_base64_body(tmp_path):
-    headers = [{"name": ":authority", "value": "gw.example"}, {"name": ":method", "value": "POST"},
-               {"name": ":path", "value": "/v1/responses"}, {"name": "content-type", "value": "application/json"}]
-    content = {"size": len(SSE), "mimeType": "x-unknown", "text": base64.b64encode(SSE.encode()).decode(), "encoding": "base64"}
+    headers = [
+        {"name": ":authority", "value": "gw.example"},
+        {"name": ":method", "value": "POST"},
+        {"name": ":path", "value": "/v1/responses"},
+        {"name": "content-type", "value": "application/json"},
+    ]
+    content = {
+        "size": len(SSE),
+        "mimeType": "x-unknown",
+        "text": base64.b64encode(SSE.encode()).decode(),
+        "encoding": "base64",
+    }
     e = entry(headers=headers, content=content, _initiator={"type": "script"}, _resourceType="fetch")
     e["request"]["httpVersion"] = "http/2.0"
     e["request"]["url"] = "https://gw.example/v1/responses"
@@ -119,15 +221,28 @@ def test_firefox_missing_text_is_a_problem_on_that_exchange(tmp_path):
 
 def test_safari_text_base64(tmp_path):
     post = {"mimeType": "application/json", "_textBase64": base64.b64encode(json.dumps(REQ).encode()).decode()}
-    content = {"size": len(SSE), "mimeType": "text/event-stream", "_textBase64": base64.b64encode(SSE.encode()).decode()}
+    content = {
+        "size": len(SSE),
+        "mimeType": "text/event-stream",
+        "_textBase64": base64.b64encode(SSE.encode()).decode(),
+    }
     cap = toolkit.load_capture(write(tmp_path, har([entry(post=post, content=content)], creator="WebKit")))
     assert cap.tools.iloc[0]["name"] == "bash" and len(cap.calls) == 1
 
 
 def test_http_toolkit_discarded_bodies(tmp_path):
-    e = entry(req_extra={"_requestBodyStatus": "discarded:too-large", "comment": "Body discarded during HAR export due to size"})
+    e = entry(
+        req_extra={
+            "_requestBodyStatus": "discarded:too-large",
+            "comment": "Body discarded during HAR export due to size",
+        }
+    )
     del e["request"]["postData"]
-    e["response"]["content"] = {"size": 900000, "mimeType": "text/event-stream", "comment": "Body discarded during HAR export due to size"}
+    e["response"]["content"] = {
+        "size": 900000,
+        "mimeType": "text/event-stream",
+        "comment": "Body discarded during HAR export due to size",
+    }
     cap = toolkit.load_capture(write(tmp_path, har([e], creator="HTTP Toolkit")))
     kinds = sorted(cap.problems["kind"])
     assert kinds == ["discarded-body", "missing-body"]
@@ -136,16 +251,28 @@ def test_http_toolkit_discarded_bodies(tmp_path):
 
 
 def test_compressed_base64_body_is_inflated(tmp_path):
-    content = {"size": len(SSE), "mimeType": "text/event-stream",
-               "text": base64.b64encode(gzip.compress(SSE.encode())).decode(), "encoding": "base64"}
-    resp_headers = [{"name": "content-type", "value": "text/event-stream"}, {"name": "content-encoding", "value": "gzip"}]
+    content = {
+        "size": len(SSE),
+        "mimeType": "text/event-stream",
+        "text": base64.b64encode(gzip.compress(SSE.encode())).decode(),
+        "encoding": "base64",
+    }
+    resp_headers = [
+        {"name": "content-type", "value": "text/event-stream"},
+        {"name": "content-encoding", "value": "gzip"},
+    ]
     cap = toolkit.load_capture(write(tmp_path, har([entry(content=content, resp_headers=resp_headers)])))
     assert cap.calls.iloc[0].arguments["command"] == "ls -la"
 
 
 def test_decompression_bomb_becomes_a_problem(tmp_path):
     bomb = gzip.compress(b"\0" * (65 << 20), compresslevel=9)
-    content = {"size": 65 << 20, "mimeType": "application/json", "text": base64.b64encode(bomb).decode(), "encoding": "base64"}
+    content = {
+        "size": 65 << 20,
+        "mimeType": "application/json",
+        "text": base64.b64encode(bomb).decode(),
+        "encoding": "base64",
+    }
     cap = toolkit.load_capture(write(tmp_path, har([entry(content=content)])))
     assert list(cap.problems["kind"]) == ["body-too-large"]
     assert len(cap.exchanges) == 1
@@ -170,7 +297,11 @@ def test_bom_zhar_gzip_and_local_offsets(tmp_path):
     e = entry()
     e["startedDateTime"] = "2026-11-30T02:00:00.000-07:00"  # Charles writes local offsets
     doc = json.dumps(har([e])).encode()
-    for name, raw in [("bom.har", b"\xef\xbb\xbf" + doc), ("x.zhar", zlib.compress(doc)), ("x.har.gz", gzip.compress(doc))]:
+    for name, raw in [
+        ("bom.har", b"\xef\xbb\xbf" + doc),
+        ("x.zhar", zlib.compress(doc)),
+        ("x.har.gz", gzip.compress(doc)),
+    ]:
         cap = toolkit.load_capture(write(tmp_path, None, name=name, raw=raw))
         assert cap.exchanges.iloc[0].started_at == pd.Timestamp("2026-11-30T09:00:00Z"), name
 
@@ -192,11 +323,14 @@ def test_bad_entries_are_problems_not_silence(tmp_path):
     assert list(cap.problems["location"]) == ["entry 1", "entry 2"]
 
 
-@pytest.mark.parametrize("raw, message", [
-    (b'{"log": {"version": "1.2", "entries": [{"startedDateTime"', "byte"),
-    (b'{"not_log": {}}', 'no top-level "log"'),
-    (b'{"log": {"entries": {}}}', r"expected '\['"),
-])
+@pytest.mark.parametrize(
+    "raw, message",
+    [
+        (b'{"log": {"version": "1.2", "entries": [{"startedDateTime"', "byte"),
+        (b'{"not_log": {}}', 'no top-level "log"'),
+        (b'{"log": {"entries": {}}}', r"expected '\['"),
+    ],
+)
 def test_unreadable_har_raises_with_place(tmp_path, raw, message):
     with pytest.raises(CaptureError, match=message) as info:
         toolkit.load_capture(write(tmp_path, None, raw=raw), format="har")

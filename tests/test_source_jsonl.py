@@ -1,4 +1,5 @@
 """JSONL exchange logs: canonical shape, LiteLLM spend-log rows, Helicone export rows, broken lines."""
+
 from __future__ import annotations
 
 import json
@@ -105,11 +106,16 @@ def test_base64_body_with_content_encoding(tmp_path):
 
     sse = (SSE / "chat_tool_call.sse").read_bytes()
     packed = gzip.compress(sse)
-    line = {"started_at": 0,
-            "request": {"method": "POST", "url": "https://x.test/v1/chat/completions", "body": {"model": "m"}},
-            "response": {"status": 200,
-                         "headers": {"content-type": "text/event-stream", "content-encoding": "gzip"},
-                         "body": base64.b64encode(packed).decode(), "body_encoding": "base64"}}
+    line = {
+        "started_at": 0,
+        "request": {"method": "POST", "url": "https://x.test/v1/chat/completions", "body": {"model": "m"}},
+        "response": {
+            "status": 200,
+            "headers": {"content-type": "text/event-stream", "content-encoding": "gzip"},
+            "body": base64.b64encode(packed).decode(),
+            "body_encoding": "base64",
+        },
+    }
     path = tmp_path / "b64.jsonl"
     path.write_text(json.dumps(line) + "\n")
     (d,), _, _ = _read(path)
@@ -201,7 +207,10 @@ def test_broken_line_in_the_middle():
     assert count == EntryCount("log", "line", 6)  # 7 lines, one blank
     assert [d.exchange.location for d in decoded] == ["line 1", "line 3", "line 7"]
     assert [(p.location, p.kind) for p in problems] == [
-        ("line 2", "bad-line"), ("line 5", "unknown-shape"), ("line 6", "unknown-shape")]
+        ("line 2", "bad-line"),
+        ("line 5", "unknown-shape"),
+        ("line 6", "unknown-shape"),
+    ]
     bad = problems[0]
     assert bad.exchange_id is None
     assert "line 2" in bad.message and "column" in bad.message and "byte" in bad.message
@@ -231,7 +240,7 @@ def test_bom_crlf_and_non_utf8_lines(tmp_path):
     good = (JSONL / "canonical.jsonl").read_text().splitlines()[3].encode()
     path = tmp_path / "crlf.jsonl"
     path.write_bytes(b"\xef\xbb\xbf" + good + b"\r\n\xff\xfe{}\r\n" + good + b"\r\n")
-    decoded, problems, count = _read(path)
+    decoded, problems, _count = _read(path)
     assert [d.exchange.location for d in decoded] == ["line 1", "line 3"]
     assert [(p.location, p.kind) for p in problems] == [("line 2", "bad-line")]
     assert "UTF-8" in problems[0].message

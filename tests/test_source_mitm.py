@@ -4,6 +4,7 @@ mitmproxy is not installed in this environment (and must not be: wire-formats.md
 reader is tested on flow files written here and, in ``test_lab_data.py``, on the lab's real ones; the
 FlowReader path is exercised with small stand-ins that have the attributes the reader uses.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -47,16 +48,37 @@ def _tnet(value) -> bytes:
 
 def _flow_state(version=21, **changes):
     state = {
-        "version": version, "type": "http", "id": "f1", "metadata": {"sse_chunk_times": [1.5, 1.6]},
-        "request": {"method": b"POST", "scheme": b"http", "host": "127.0.0.1", "port": 18788,
-                    "path": b"/v1/responses", "authority": b"", "http_version": b"HTTP/1.1",
-                    "headers": [[b"authorization", b"Bearer sk-test0123456789abcdefghij"], [b"content-type", b"application/json"]],
-                    "content": b'{"model":"m","input":"hi","stream":false,"tools":[]}', "trailers": None,
-                    "timestamp_start": 100.0, "timestamp_end": 100.1},
-        "response": {"status_code": 200, "reason": b"OK", "http_version": b"HTTP/1.1",
-                     "headers": [[b"content-type", b"application/json"], [b"content-encoding", b"gzip"]],
-                     "content": gzip.compress(b'{"id":"r","object":"response","status":"completed","model":"m","output":[]}'),
-                     "trailers": None, "timestamp_start": 100.2, "timestamp_end": 100.25},
+        "version": version,
+        "type": "http",
+        "id": "f1",
+        "metadata": {"sse_chunk_times": [1.5, 1.6]},
+        "request": {
+            "method": b"POST",
+            "scheme": b"http",
+            "host": "127.0.0.1",
+            "port": 18788,
+            "path": b"/v1/responses",
+            "authority": b"",
+            "http_version": b"HTTP/1.1",
+            "headers": [
+                [b"authorization", b"Bearer sk-test0123456789abcdefghij"],
+                [b"content-type", b"application/json"],
+            ],
+            "content": b'{"model":"m","input":"hi","stream":false,"tools":[]}',
+            "trailers": None,
+            "timestamp_start": 100.0,
+            "timestamp_end": 100.1,
+        },
+        "response": {
+            "status_code": 200,
+            "reason": b"OK",
+            "http_version": b"HTTP/1.1",
+            "headers": [[b"content-type", b"application/json"], [b"content-encoding", b"gzip"]],
+            "content": gzip.compress(b'{"id":"r","object":"response","status":"completed","model":"m","output":[]}'),
+            "trailers": None,
+            "timestamp_start": 100.2,
+            "timestamp_end": 100.25,
+        },
         "error": None,
     }
     state.update(changes)
@@ -71,7 +93,9 @@ def test_native_reader_needs_no_mitmproxy(tmp_path, monkeypatch):
     d, tcp, count = recs
     assert isinstance(d, Decoded) and d.exchange.url == "http://127.0.0.1:18788/v1/responses"
     assert (d.exchange.status, d.exchange.terminal, d.exchange.duration_ms) == (200, "completed", pytest.approx(250.0))
-    assert d.chunk_times == [1.5, 1.6] and ("authorization", "Bearer sk-test0123456789abcdefghij") in [(h.name, h.value) for h in d.headers]
+    assert d.chunk_times == [1.5, 1.6] and ("authorization", "Bearer sk-test0123456789abcdefghij") in [
+        (h.name, h.value) for h in d.headers
+    ]
     assert isinstance(tcp, Problem) and tcp.kind == "not-http"
     assert count == EntryCount("m", "flow", 2)
 
@@ -82,7 +106,7 @@ def test_truncated_native_file_keeps_the_good_flows(tmp_path, monkeypatch):
     path = tmp_path / "cut.mitm"
     path.write_bytes(good + good[:200])
     recs = list(mitm.read(path, "m"))
-    assert isinstance(recs[0], Decoded) and recs[1].kind == "bad-flow" and "byte %d" % len(good) in recs[1].message
+    assert isinstance(recs[0], Decoded) and recs[1].kind == "bad-flow" and f"byte {len(good)}" in recs[1].message
     assert recs[-1] == EntryCount("m", "flow", 2)
     path.write_bytes(b"12:not a flow")
     with pytest.raises(CaptureError, match="not a mitmproxy flow file"):
@@ -162,8 +186,12 @@ def _install_fake(monkeypatch, flows):
     exceptions = types.ModuleType("mitmproxy.exceptions")
     exceptions.FlowReadException = _FlowReadException
     pkg.http, pkg.io, pkg.exceptions = http, io, exceptions
-    for name, module in (("mitmproxy", pkg), ("mitmproxy.http", http), ("mitmproxy.io", io),
-                         ("mitmproxy.exceptions", exceptions)):
+    for name, module in (
+        ("mitmproxy", pkg),
+        ("mitmproxy.http", http),
+        ("mitmproxy.io", io),
+        ("mitmproxy.exceptions", exceptions),
+    ):
         monkeypatch.setitem(sys.modules, name, module)
 
 
@@ -171,14 +199,25 @@ def _sse_flow():
     body = (FIXTURES / "sse" / "responses_function_call.sse").read_bytes()
     packed = gzip.compress(body)
     request_body = b'{"model":"test-model","input":"hi","stream":true,"tools":[]}'
-    request = _Message(request_body, request_body,
-                       [("content-type", "application/json"), ("authorization", "Bearer <redacted>")],
-                       1767225600.0, 1767225600.01, method="POST",
-                       url="https://api.openai.com/v1/responses", host="api.openai.com",
-                       path="/v1/responses")
-    response = _Message(packed, body,
-                        [("content-type", "text/event-stream; charset=utf-8"), ("content-encoding", "gzip")],
-                        1767225600.3, 1767225601.25, status_code=200)
+    request = _Message(
+        request_body,
+        request_body,
+        [("content-type", "application/json"), ("authorization", "Bearer <redacted>")],
+        1767225600.0,
+        1767225600.01,
+        method="POST",
+        url="https://api.openai.com/v1/responses",
+        host="api.openai.com",
+        path="/v1/responses",
+    )
+    response = _Message(
+        packed,
+        body,
+        [("content-type", "text/event-stream; charset=utf-8"), ("content-encoding", "gzip")],
+        1767225600.3,
+        1767225601.25,
+        status_code=200,
+    )
     return _HTTPFlow(request, response, metadata={"sse_chunk_times": [1767225600.3, 1767225600.9]}), packed
 
 
@@ -195,7 +234,12 @@ def test_http_flows_become_exchanges(tmp_path, monkeypatch):
     ex = decoded.exchange
     assert (ex.exchange_id, ex.location) == ("m:0", "flow 0")
     assert (ex.method, ex.url, ex.host, ex.path, ex.status) == (
-        "POST", "https://api.openai.com/v1/responses", "api.openai.com", "/v1/responses", 200)
+        "POST",
+        "https://api.openai.com/v1/responses",
+        "api.openai.com",
+        "/v1/responses",
+        200,
+    )
     assert ex.started_at == 1767225600.0
     assert ex.duration_ms == pytest.approx(1250.0)
     assert ex.response_bytes == len(packed)  # raw (encoded) size

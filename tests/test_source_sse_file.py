@@ -1,4 +1,5 @@
 """A saved text/event-stream body: one stream, read in chunks, decoded as the client would."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -25,9 +26,15 @@ def _read(path, source="stream", **kw):
 
 def _summary(d: Decoded):
     ex = d.exchange
-    return (ex.api, ex.model, ex.terminal, ex.input_tokens, ex.output_tokens,
-            [(c.call_id, c.item_id, c.name, c.arguments_raw, c.complete) for c in d.calls],
-            [(i.kind, i.message) for i in d.issues])
+    return (
+        ex.api,
+        ex.model,
+        ex.terminal,
+        ex.input_tokens,
+        ex.output_tokens,
+        [(c.call_id, c.item_id, c.name, c.arguments_raw, c.complete) for c in d.calls],
+        [(i.kind, i.message) for i in d.issues],
+    )
 
 
 def test_responses_stream():
@@ -39,8 +46,14 @@ def test_responses_stream():
     assert (ex.input_tokens, ex.output_tokens) == (42, 17)
     (call,) = d.calls
     assert (call.call_id, call.item_id, call.name) == ("call_local_0001", "fc_local_0001", "bash")
-    assert call.arguments == {"command": "ls -la", "description": "List files", "timeoutMs": None,
-                              "workdir": None, "sandbox_permissions": None, "justification": None}
+    assert call.arguments == {
+        "command": "ls -la",
+        "description": "List files",
+        "timeoutMs": None,
+        "workdir": None,
+        "sandbox_permissions": None,
+        "justification": None,
+    }
     assert d.issues == []
 
 
@@ -62,8 +75,7 @@ def test_any_chunk_size_gives_the_same_result(name, chunk_size):
 def test_same_result_as_decoding_the_whole_body(name):
     """The chunked reader and decode_exchange on the whole body must agree (one decoder)."""
     body = (SSE / f"{name}.sse").read_bytes()
-    whole = decode_exchange(Exchange("x:0", "x", "byte 0"), None, body,
-                            response_content_type="text/event-stream")
+    whole = decode_exchange(Exchange("x:0", "x", "byte 0"), None, body, response_content_type="text/event-stream")
     assert _summary(_read(SSE / f"{name}.sse")) == _summary(whole)
 
 

@@ -1,5 +1,6 @@
 """Notebook widgets, driven without a kernel or browser: set a control's ``.value``, the observers run
 synchronously, and the HTML panes' ``.value`` is what a notebook would show (notebooks.md §7)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -8,13 +9,13 @@ import json
 
 import pandas as pd
 import pytest
+from conftest import REPO
 from traitlets import TraitError
 
 import toolkit
-from conftest import REPO
-from toolkit.present import widgets as w
 from toolkit.analysis.triage import errors
 from toolkit.analysis.whatif import POLICIES
+from toolkit.present import widgets as w
 
 DATA = REPO / "data"
 ESCALATION = ("sandbox_permissions", "justification")
@@ -51,6 +52,7 @@ def _text(fragment: str) -> str:
 
 # ---- 1. strict-variant comparer: logic -----------------------------------------------------------
 
+
 def test_variant_view_incident_and_fix():
     incident = w.variant_view("bash", api="openai-responses", compat="unset", gateway="reads absent as strict")
     assert incident["sent_strict"] == "absent"
@@ -78,15 +80,18 @@ def test_variant_view_reuses_the_serialization_rows():
     assert view["must_send"] == row["must_send"] and view["schema"] == row["schema"]
 
 
-@pytest.mark.parametrize("api, compat, gateway, sent, read_as, justification_required", [
-    ("openai-responses", "unset", "pass-through", "absent", w.READ_NON_STRICT, False),
-    ("openai-responses", "false", "reads absent as strict", "absent", w.READ_NORMALISED, True),
-    ("openai-responses", "true", "forces strict", "false", w.READ_NORMALISED, True),
-    ("openai-codex-responses", "unset", "pass-through", "null", w.READ_NON_STRICT, False),
-    ("openai-codex-responses", "unset", "reads absent as strict", "null", w.READ_NORMALISED, True),
-    ("openai-completions", "unset", "reads absent as strict", "absent", w.READ_NORMALISED, True),
-    ("openai-completions", "true", "pass-through", "false", w.READ_NON_STRICT, False),
-])
+@pytest.mark.parametrize(
+    "api, compat, gateway, sent, read_as, justification_required",
+    [
+        ("openai-responses", "unset", "pass-through", "absent", w.READ_NON_STRICT, False),
+        ("openai-responses", "false", "reads absent as strict", "absent", w.READ_NORMALISED, True),
+        ("openai-responses", "true", "forces strict", "false", w.READ_NORMALISED, True),
+        ("openai-codex-responses", "unset", "pass-through", "null", w.READ_NON_STRICT, False),
+        ("openai-codex-responses", "unset", "reads absent as strict", "null", w.READ_NORMALISED, True),
+        ("openai-completions", "unset", "reads absent as strict", "absent", w.READ_NORMALISED, True),
+        ("openai-completions", "true", "pass-through", "false", w.READ_NON_STRICT, False),
+    ],
+)
 def test_variant_view_per_gateway(api, compat, gateway, sent, read_as, justification_required):
     view = w.variant_view("bash", api=api, compat=compat, gateway=gateway)
     assert (view["sent_strict"], view["read_as"]) == (sent, read_as)
@@ -104,7 +109,9 @@ def test_variant_view_pi_ai_transform_when_strict_true():
 
 
 def test_variant_view_pi_ai_0_73_1_and_refusal():
-    old = w.variant_view("bash", api="openai-responses", compat="unset", gateway="reads absent as strict", pi_ai="0.73.1")
+    old = w.variant_view(
+        "bash", api="openai-responses", compat="unset", gateway="reads absent as strict", pi_ai="0.73.1"
+    )
     assert old["sent_strict"] == "false" and old["read_as"] == w.READ_NON_STRICT
     tool = {**w.tool_definition("bash"), "constrainedSampling": {"type": "json_schema", "strict": "require"}}
     refused = w.variant_view(tool, api="openai-responses", compat="unset", gateway="pass-through")
@@ -113,13 +120,23 @@ def test_variant_view_pi_ai_0_73_1_and_refusal():
 
 
 def test_variant_view_tools_and_bad_choices():
-    assert w.variant_view("pwsh", api="openai-responses", compat="unset", gateway="pass-through")["description"] \
+    assert (
+        w.variant_view("pwsh", api="openai-responses", compat="unset", gateway="pass-through")["description"]
         == w.BASH_DESCRIPTION
+    )
     write = w.variant_view("write", api="openai-responses", compat="unset", gateway="forces strict")
     assert write["tool"] == "write" and set(ESCALATION) <= set(write["required"])
-    nested = {"type": "function", "function": {"name": "x", "description": "d", "parameters": {
-        "type": "object", "properties": {"a": {"type": "string"}}, "required": []}}}
-    assert w.variant_view(nested, api="openai-completions", compat="unset", gateway="pass-through")["optional"] == ("a",)
+    nested = {
+        "type": "function",
+        "function": {
+            "name": "x",
+            "description": "d",
+            "parameters": {"type": "object", "properties": {"a": {"type": "string"}}, "required": []},
+        },
+    }
+    assert w.variant_view(nested, api="openai-completions", compat="unset", gateway="pass-through")["optional"] == (
+        "a",
+    )
     for bad in ({"compat": "yes"}, {"gateway": "sometimes"}, {"api": "anthropic"}):
         with pytest.raises(ValueError):
             w.variant_view("bash", **{"api": "openai-responses", "compat": "unset", "gateway": "pass-through", **bad})
@@ -161,13 +178,14 @@ def test_diff_html_highlights_and_header():
 
 # ---- 1. strict-variant comparer: widget ----------------------------------------------------------
 
+
 def test_comparer_defaults_are_incident_and_fix():
     cmp = w.StrictVariantComparer(tool="bash")
-    assert cmp.value == {"tool": "bash",
-                         "left": {"api": "openai-responses", "compat": "unset", "gateway": "reads absent as strict",
-                                  "pi_ai": "1.6.0"},
-                         "right": {"api": "openai-responses", "compat": "true", "gateway": "reads absent as strict",
-                                   "pi_ai": "1.6.0"}}
+    assert cmp.value == {
+        "tool": "bash",
+        "left": {"api": "openai-responses", "compat": "unset", "gateway": "reads absent as strict", "pi_ai": "1.6.0"},
+        "right": {"api": "openai-responses", "compat": "true", "gateway": "reads absent as strict", "pi_ai": "1.6.0"},
+    }
     assert "sent strict: absent" in _text(cmp.left_pane.value)
     assert "sent strict: false" in _text(cmp.right_pane.value)
     assert "sent strict absent → false" in _text(cmp.summary.value)
@@ -194,9 +212,12 @@ def test_comparer_gateway_forces_strict_makes_justification_required():
     assert "justification" in right["required"]
     assert 'title="required added">    &quot;justification&quot;' not in cmp.right_pane.value  # same as left now
     cmp.left_gateway.value = "pass-through"
-    assert 'class="tk-required-added" title="required added">    &quot;justification&quot;</mark>' in cmp.right_pane.value
-    assert "now required: timeoutMs, workdir, run_in_background, sandbox_permissions, justification" \
-        in _text(cmp.summary.value)
+    assert (
+        'class="tk-required-added" title="required added">    &quot;justification&quot;</mark>' in cmp.right_pane.value
+    )
+    assert "now required: timeoutMs, workdir, run_in_background, sandbox_permissions, justification" in _text(
+        cmp.summary.value
+    )
 
 
 def test_comparer_tool_and_api_changes():
@@ -206,14 +227,22 @@ def test_comparer_tool_and_api_changes():
     cmp.left_api.value = "openai-codex-responses"
     assert "sent strict: null" in _text(cmp.left_pane.value)
     cmp.left_pi_ai.value = "0.73.1"
-    assert cmp.value["left"] == {"api": "openai-codex-responses", "compat": "unset",
-                                 "gateway": "reads absent as strict", "pi_ai": "0.73.1"}
+    assert cmp.value["left"] == {
+        "api": "openai-codex-responses",
+        "compat": "unset",
+        "gateway": "reads absent as strict",
+        "pi_ai": "0.73.1",
+    }
 
 
 def test_comparer_invalid_choices_raise():
     cmp = w.StrictVariantComparer()
-    for control, bad in ((cmp.left_api, "anthropic-messages"), (cmp.right_compat, "maybe"),
-                         (cmp.left_gateway, "strict"), (cmp.tool, "read_image")):
+    for control, bad in (
+        (cmp.left_api, "anthropic-messages"),
+        (cmp.right_compat, "maybe"),
+        (cmp.left_gateway, "strict"),
+        (cmp.tool, "read_image"),
+    ):
         with pytest.raises(TraitError):
             control.value = bad
     with pytest.raises(ValueError):
@@ -223,9 +252,15 @@ def test_comparer_invalid_choices_raise():
 
 
 def test_comparer_escapes_descriptions_and_is_deterministic():
-    tool = {"name": "evil<b>", "description": 'runs <script>alert("x")</script> & more',
-            "parameters": {"type": "object", "properties": {"a": {"type": "string", "description": "<img src=x>"}},
-                           "required": []}}
+    tool = {
+        "name": "evil<b>",
+        "description": 'runs <script>alert("x")</script> & more',
+        "parameters": {
+            "type": "object",
+            "properties": {"a": {"type": "string", "description": "<img src=x>"}},
+            "required": [],
+        },
+    }
     cmp = w.StrictVariantComparer(tool=tool)
     assert cmp.tool.value == tool
     pane = cmp.left_pane.value
@@ -233,8 +268,11 @@ def test_comparer_escapes_descriptions_and_is_deterministic():
     assert "<img" not in pane and "&lt;img src=x&gt;" in pane
     assert "<b>evil&lt;b&gt;</b>" in pane
     again = w.StrictVariantComparer(tool=tool, remember=False)
-    assert (again.left_pane.value, again.right_pane.value, again.summary.value) == \
-        (cmp.left_pane.value, cmp.right_pane.value, cmp.summary.value)
+    assert (again.left_pane.value, again.right_pane.value, again.summary.value) == (
+        cmp.left_pane.value,
+        cmp.right_pane.value,
+        cmp.summary.value,
+    )
     for pane in (cmp.left_pane.value, cmp.right_pane.value):
         assert "id=" not in pane
 
@@ -261,6 +299,7 @@ def test_comparer_displays_its_box(monkeypatch):
 
 
 # ---- 2. capture explorer: logic ------------------------------------------------------------------
+
 
 def test_filter_exchanges_narrows(busy):
     everything = w.filter_exchanges(busy)
@@ -291,8 +330,9 @@ def test_filter_exchanges_layers_come_from_triage(busy, session):
     assert (none["layer"] == "none").all() and (none["n_errors"] == 0).all()
     # every failed exchange is triaged, so none of them is in layer "none"
     assert w.filter_exchanges(busy, layer="none", status="error").empty
-    assert len(w.filter_exchanges(busy, layer="transport-gateway", status="error")) == \
-        len(w.filter_exchanges(busy, status="error"))
+    assert len(w.filter_exchanges(busy, layer="transport-gateway", status="error")) == len(
+        w.filter_exchanges(busy, status="error")
+    )
     s = w.filter_exchanges(session)
     assert list(s["layer"]) == ["runtime-policy", "runtime-policy", "config-capability", "none"]
     assert list(w.filter_exchanges(session, layer="config-capability")["exchange_id"]) == ["session.jsonl.zstd:t1s3"]
@@ -328,8 +368,15 @@ def test_exchange_detail(har, session):
     assert ex["exchange_id"] == "capture.har:0" and ex["model"] == "gw-coder" and ex["status"] == 200
     assert list(d["tools"].columns) == ["name", "strict_state", "required", "optional"]
     assert list(d["tools"]["name"]) == ["bash", "read_image"] and set(d["tools"]["strict_state"]) == {"absent"}
-    assert list(d["inputs"].columns) == ["role", "item_type", "part_type", "media_type", "byte_size", "text_preview",
-                                         "image_dropped"]
+    assert list(d["inputs"].columns) == [
+        "role",
+        "item_type",
+        "part_type",
+        "media_type",
+        "byte_size",
+        "text_preview",
+        "image_dropped",
+    ]
     assert d["inputs"]["image_dropped"].any()
     assert list(d["calls"].columns) == ["name", "call_id", "arguments_raw", "parse_error", "complete"]
     assert list(d["calls"]["call_id"]) == ["call_0001"]
@@ -343,10 +390,18 @@ def test_exchange_detail(har, session):
 
 # ---- 2. capture explorer: widget -----------------------------------------------------------------
 
+
 def test_explorer_starts_unfiltered(busy):
     ex = w.CaptureExplorer(busy)
-    assert ex.value == {"endpoint": None, "model": None, "status": None, "layer": None, "start": None, "end": None,
-                        "exchange_id": "gateway.jsonl:1"}
+    assert ex.value == {
+        "endpoint": None,
+        "model": None,
+        "status": None,
+        "layer": None,
+        "start": None,
+        "end": None,
+        "exchange_id": "gateway.jsonl:1",
+    }
     assert len(ex.exchange.options) == 300 and "300 of 300" in ex.count.value
     assert ex.exchange.options[0] == ("06:00:00 gw-text-mini 200 completed", "gateway.jsonl:1")
     assert ex.time_range.value == (w.time_options(busy)[0][1], w.time_options(busy)[-1][1])
@@ -415,8 +470,13 @@ def test_explorer_detail_pane_and_session(session):
 
 def test_explorer_invalid_choices_raise(busy):
     ex = w.CaptureExplorer(busy)
-    for control, bad in ((ex.endpoint, "nowhere"), (ex.status, 418), (ex.layer, "wire"), (ex.model, "gpt-9"),
-                         (ex.exchange, "gateway.jsonl:999")):
+    for control, bad in (
+        (ex.endpoint, "nowhere"),
+        (ex.status, 418),
+        (ex.layer, "wire"),
+        (ex.model, "gpt-9"),
+        (ex.exchange, "gateway.jsonl:999"),
+    ):
         with pytest.raises(TraitError):
             control.value = bad
     with pytest.raises(TraitError):
@@ -445,6 +505,7 @@ def test_explorer_keeps_choices_when_the_cell_is_rerun(busy):
 
 
 # ---- 3. execution what-if ------------------------------------------------------------------------
+
 
 def test_whatif_table_on_the_session(session):
     t = w.whatif_table(session, mode=None, dsh="0.1.1-rc.2", policies=None)

@@ -1,20 +1,27 @@
 """Responses API: request rows, non-streamed bodies and stream reassembly as a client would."""
+
 from __future__ import annotations
 
 import base64
 import json
 
+from conftest import FIXTURES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import FIXTURES
 from toolkit.wire import responses
 from toolkit.wire.responses import ResponsesStream, data_url_info, decode_request, decode_response, decode_stream
 
 WIRE = FIXTURES / "wire"
 CALL_SSE = (WIRE / "responses_call.sse").read_bytes()
-ARGS = {"command": "ls -la", "description": "List files", "timeoutMs": None, "workdir": None,
-        "sandbox_permissions": None, "justification": None}
+ARGS = {
+    "command": "ls -la",
+    "description": "List files",
+    "timeoutMs": None,
+    "workdir": None,
+    "sandbox_permissions": None,
+    "justification": None,
+}
 
 
 def sse(*events: dict) -> bytes:
@@ -22,8 +29,11 @@ def sse(*events: dict) -> bytes:
 
 
 def added(i, item_id, call_id, name):
-    return {"type": "response.output_item.added", "output_index": i,
-            "item": {"id": item_id, "type": "function_call", "arguments": "", "call_id": call_id, "name": name}}
+    return {
+        "type": "response.output_item.added",
+        "output_index": i,
+        "item": {"id": item_id, "type": "function_call", "arguments": "", "call_id": call_id, "name": name},
+    }
 
 
 def delta(item_id, piece, i=None):
@@ -36,41 +46,64 @@ def delta(item_id, piece, i=None):
 
 
 def item_done(i, item_id, call_id, name, args):
-    return {"type": "response.output_item.done", "output_index": i,
-            "item": {"id": item_id, "type": "function_call", "arguments": args, "call_id": call_id, "name": name}}
+    return {
+        "type": "response.output_item.done",
+        "output_index": i,
+        "item": {"id": item_id, "type": "function_call", "arguments": args, "call_id": call_id, "name": name},
+    }
 
 
-COMPLETED = {"type": "response.completed", "response": {"status": "completed", "model": "m", "output": [],
-                                                         "usage": {"input_tokens": 3, "output_tokens": 4}}}
+COMPLETED = {
+    "type": "response.completed",
+    "response": {"status": "completed", "model": "m", "output": [], "usage": {"input_tokens": 3, "output_tokens": 4}},
+}
 
 
 # ---- streams ------------------------------------------------------------------------------------
+
 
 def test_reference_stream():
     r = decode_stream(CALL_SSE)
     assert (r.terminal, r.model, r.input_tokens, r.output_tokens) == ("completed", "test-model", 42, 17)
     (c,) = r.calls
-    assert (c.call_id, c.item_id, c.name, c.complete, c.parse_error) == ("call_local_0001", "fc_local_0001", "bash", True, None)
+    assert (c.call_id, c.item_id, c.name, c.complete, c.parse_error) == (
+        "call_local_0001",
+        "fc_local_0001",
+        "bash",
+        True,
+        None,
+    )
     assert c.arguments == ARGS
     assert r.issues == []
 
 
 def test_interleaved_parallel_calls():
-    body = sse(added(0, "fc_a", "call_a", "read"), added(1, "fc_b", "call_b", "bash"),
-               delta("fc_b", '{"command":'), delta("fc_a", '{"path":'), delta("fc_b", '"ls"}'),
-               delta("fc_a", '"x.txt"}'),
-               item_done(1, "fc_b", "call_b", "bash", '{"command":"ls"}'),
-               item_done(0, "fc_a", "call_a", "read", '{"path":"x.txt"}'), COMPLETED)
+    body = sse(
+        added(0, "fc_a", "call_a", "read"),
+        added(1, "fc_b", "call_b", "bash"),
+        delta("fc_b", '{"command":'),
+        delta("fc_a", '{"path":'),
+        delta("fc_b", '"ls"}'),
+        delta("fc_a", '"x.txt"}'),
+        item_done(1, "fc_b", "call_b", "bash", '{"command":"ls"}'),
+        item_done(0, "fc_a", "call_a", "read", '{"path":"x.txt"}'),
+        COMPLETED,
+    )
     r = decode_stream(body)
     assert [(c.call_id, c.name, c.arguments) for c in r.calls] == [
-        ("call_a", "read", {"path": "x.txt"}), ("call_b", "bash", {"command": "ls"})]
+        ("call_a", "read", {"path": "x.txt"}),
+        ("call_b", "bash", {"command": "ls"}),
+    ]
     assert r.issues == []
 
 
 def test_delta_without_item_id_falls_back_to_output_index():
-    body = sse(added(0, "fc_a", "call_a", "bash"), delta(None, '{"command":"ls"}', i=0),
-               {"type": "response.function_call_arguments.done", "item_id": "fc_a", "arguments": '{"command":"ls"}'},
-               COMPLETED)
+    body = sse(
+        added(0, "fc_a", "call_a", "bash"),
+        delta(None, '{"command":"ls"}', i=0),
+        {"type": "response.function_call_arguments.done", "item_id": "fc_a", "arguments": '{"command":"ls"}'},
+        COMPLETED,
+    )
     r = decode_stream(body)  # no output_item.done: the call is not finished for the client
     (c,) = r.calls
     assert c.arguments_raw == '{"command":"ls"}' and c.complete is False
@@ -78,10 +111,18 @@ def test_delta_without_item_id_falls_back_to_output_index():
 
 
 def test_done_arguments_preferred_and_disagreement_is_an_issue():
-    body = sse(added(0, "fc_a", "call_a", "bash"), delta("fc_a", '{"command":"l"}'),
-               {"type": "response.function_call_arguments.done", "item_id": "fc_a", "output_index": 0,
-                "arguments": '{"command":"ls"}'},
-               item_done(0, "fc_a", "call_a", "bash", '{"command":"ls"}'), COMPLETED)
+    body = sse(
+        added(0, "fc_a", "call_a", "bash"),
+        delta("fc_a", '{"command":"l"}'),
+        {
+            "type": "response.function_call_arguments.done",
+            "item_id": "fc_a",
+            "output_index": 0,
+            "arguments": '{"command":"ls"}',
+        },
+        item_done(0, "fc_a", "call_a", "bash", '{"command":"ls"}'),
+        COMPLETED,
+    )
     r = decode_stream(body)
     assert r.calls[0].arguments == {"command": "ls"}
     assert [i.kind for i in r.issues] == ["call-arguments"]
@@ -89,9 +130,13 @@ def test_done_arguments_preferred_and_disagreement_is_an_issue():
 
 
 def test_cut_stream_leaves_incomplete_calls():
-    body = sse(added(0, "fc_a", "call_a", "bash"), delta("fc_a", '{"command":"ls"}'),
-               item_done(0, "fc_a", "call_a", "bash", '{"command":"ls"}'),
-               added(1, "fc_b", "call_b", "bash"), delta("fc_b", '{"comm'))
+    body = sse(
+        added(0, "fc_a", "call_a", "bash"),
+        delta("fc_a", '{"command":"ls"}'),
+        item_done(0, "fc_a", "call_a", "bash", '{"command":"ls"}'),
+        added(1, "fc_b", "call_b", "bash"),
+        delta("fc_b", '{"comm'),
+    )
     r = decode_stream(body)
     assert r.terminal == "cut"
     a, b = r.calls
@@ -125,18 +170,27 @@ def test_error_event_fixture():
 
 
 def test_midstream_proxy_error_stops_the_client():
-    body = (sse(added(0, "fc_a", "call_a", "bash"), delta("fc_a", '{"c'))
-            + b'data: {"error":{"message":"upstream reset","type":"proxy_error","code":"502"}}\n\n'
-            + sse(item_done(0, "fc_a", "call_a", "bash", "{}"), COMPLETED))
+    body = (
+        sse(added(0, "fc_a", "call_a", "bash"), delta("fc_a", '{"c'))
+        + b'data: {"error":{"message":"upstream reset","type":"proxy_error","code":"502"}}\n\n'
+        + sse(item_done(0, "fc_a", "call_a", "bash", "{}"), COMPLETED)
+    )
     r = decode_stream(body)
-    assert (r.terminal, r.error_type, r.error_code, r.error_message) == ("failed", "proxy_error", "502", "upstream reset")
+    assert (r.terminal, r.error_type, r.error_code, r.error_message) == (
+        "failed",
+        "proxy_error",
+        "502",
+        "upstream reset",
+    )
     (c,) = r.calls
     assert c.complete is False and c.parse_error == "response failed before the call finished"
 
 
 def test_malformed_frame_is_an_issue_with_offset_and_rest_decodes():
     good = sse(added(0, "fc_a", "call_a", "bash"))
-    bad = b'event: response.function_call_arguments.delta\ndata: {"type":"response.function_call_arguments.delta",,}\n\n'
+    bad = (
+        b'event: response.function_call_arguments.delta\ndata: {"type":"response.function_call_arguments.delta",,}\n\n'
+    )
     body = good + bad + sse(item_done(0, "fc_a", "call_a", "bash", '{"command":"ls"}'), COMPLETED)
     r = decode_stream(body)
     assert r.terminal == "completed" and r.calls[0].arguments == {"command": "ls"}
@@ -153,8 +207,14 @@ def test_bad_arguments_json_sets_parse_error():
 
 
 def test_incomplete_terminal_and_call_only_in_terminal_output():
-    inc = {"type": "response.incomplete", "response": {"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"},
-           "output": [{"type": "function_call", "id": "fc_z", "call_id": "call_z", "name": "bash", "arguments": "{}"}]}}
+    inc = {
+        "type": "response.incomplete",
+        "response": {
+            "status": "incomplete",
+            "incomplete_details": {"reason": "max_output_tokens"},
+            "output": [{"type": "function_call", "id": "fc_z", "call_id": "call_z", "name": "bash", "arguments": "{}"}],
+        },
+    }
     r = decode_stream(sse(inc))
     assert (r.terminal, r.error_code) == ("incomplete", "max_output_tokens")
     assert r.calls[0].call_id == "call_z" and r.calls[0].arguments == {}
@@ -177,10 +237,17 @@ def _split(data: bytes, cuts):
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.integers(min_value=0, max_value=100_000), max_size=15), st.booleans())
 def test_any_chunking_gives_the_same_calls(cuts, crlf):
-    body = sse(added(0, "fc_a", "call_a", "bash"), added(1, "fc_b", "call_b", "écrire"),
-               delta("fc_b", '{"texte":"€😀'), delta("fc_a", '{"command":'), delta("fc_b", 'é"}'),
-               delta("fc_a", '"ls"}'), item_done(0, "fc_a", "call_a", "bash", '{"command":"ls"}'),
-               item_done(1, "fc_b", "call_b", "écrire", '{"texte":"€😀é"}'), COMPLETED)
+    body = sse(
+        added(0, "fc_a", "call_a", "bash"),
+        added(1, "fc_b", "call_b", "écrire"),
+        delta("fc_b", '{"texte":"€😀'),
+        delta("fc_a", '{"command":'),
+        delta("fc_b", 'é"}'),
+        delta("fc_a", '"ls"}'),
+        item_done(0, "fc_a", "call_a", "bash", '{"command":"ls"}'),
+        item_done(1, "fc_b", "call_b", "écrire", '{"texte":"€😀é"}'),
+        COMPLETED,
+    )
     body = body.replace(json.dumps("€😀").encode()[1:-1], "€😀".encode())  # raw UTF-8 on the wire
     if crlf:
         body = body.replace(b"\n", b"\r\n")
@@ -191,10 +258,17 @@ def test_any_chunking_gives_the_same_calls(cuts, crlf):
 
 # ---- non-streamed bodies ------------------------------------------------------------------------
 
+
 def test_decode_response_body():
-    body = {"status": "completed", "model": "m", "usage": {"input_tokens": 1, "output_tokens": 2},
-            "output": [{"type": "message", "content": []},
-                       {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "bash", "arguments": '{"a":1}'}]}
+    body = {
+        "status": "completed",
+        "model": "m",
+        "usage": {"input_tokens": 1, "output_tokens": 2},
+        "output": [
+            {"type": "message", "content": []},
+            {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "bash", "arguments": '{"a":1}'},
+        ],
+    }
     r = decode_response(body)
     assert (r.terminal, r.model, r.input_tokens, r.output_tokens) == ("completed", "m", 1, 2)
     assert [(c.call_id, c.arguments) for c in r.calls] == [("call_1", {"a": 1})]
@@ -212,6 +286,7 @@ def test_decode_response_failed_cancelled_and_envelope():
 
 # ---- requests -----------------------------------------------------------------------------------
 
+
 def test_reference_request_tools_and_inputs():
     info = decode_request(json.loads((WIRE / "responses_request.json").read_text()))
     assert (info.model, info.stream) == ("test-model", True)
@@ -219,27 +294,42 @@ def test_reference_request_tools_and_inputs():
     assert (tool.name, tool.kind, tool.strict_state) == ("bash", "function", "absent")
     assert tool.parameters["required"] == ["command", "description"]
     assert [(p.item_index, p.role, p.part_type, p.text) for p in info.inputs] == [
-        (0, "system", "input_text", "You are a test harness."), (1, "user", "input_text", "Run the tool once.")]
+        (0, "system", "input_text", "You are a test harness."),
+        (1, "user", "input_text", "Run the tool once."),
+    ]
 
 
 def test_history_with_images_calls_and_outputs():
     info = decode_request(json.loads((WIRE / "responses_history.json").read_text()))
     rows = [(p.item_index, p.part_index, p.item_type, p.part_type, p.media_type, p.call_id) for p in info.inputs]
     assert rows == [
-        (0, 0, "message", "input_text", None, None), (0, 1, "message", "input_image", "image/png", None),
+        (0, 0, "message", "input_text", None, None),
+        (0, 1, "message", "input_image", "image/png", None),
         (1, 0, "function_call", "function_call", None, "call_prev_1"),
         (2, 0, "function_call_output", "input_text", None, "call_prev_1"),
-        (2, 1, "function_call_output", "input_image", "image/png", "call_prev_1")]
+        (2, 1, "function_call_output", "input_image", "image/png", "call_prev_1"),
+    ]
     assert info.inputs[2].name == "bash" and "screenshot" in info.inputs[2].text
 
 
 def test_pi_ai_placeholders_set_image_dropped():
     # observed with input:["text"] on openai-responses (pi-ai.md §7)
-    body = {"input": [
-        {"role": "user", "content": [{"type": "input_text", "text": "Look at this:"},
-                                     {"type": "input_text", "text": "(image omitted: model does not support images)"}]},
-        {"type": "function_call_output", "call_id": "c1",
-         "output": "screenshot taken\n(tool image omitted: model does not support images)"}]}
+    body = {
+        "input": [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "input_text", "text": "Look at this:"},
+                    {"type": "input_text", "text": "(image omitted: model does not support images)"},
+                ],
+            },
+            {
+                "type": "function_call_output",
+                "call_id": "c1",
+                "output": "screenshot taken\n(tool image omitted: model does not support images)",
+            },
+        ]
+    }
     info = decode_request(body)
     assert [p.image_dropped for p in info.inputs] == [False, True, True]
     assert info.inputs[2].text.startswith("screenshot taken\n")  # full text kept
@@ -258,13 +348,30 @@ def test_data_url_sizes_without_decoding():
 
 def test_string_input_file_id_image_and_other_items():
     info = decode_request({"model": "m", "input": "hello", "stream": False})
-    assert [(p.role, p.item_type, p.part_type, p.text) for p in info.inputs] == [("user", "message", "input_text", "hello")]
+    assert [(p.role, p.item_type, p.part_type, p.text) for p in info.inputs] == [
+        ("user", "message", "input_text", "hello")
+    ]
     assert info.stream is False
-    info = decode_request({"input": [
-        {"role": "user", "content": [{"type": "input_image", "file_id": "file_1"},
-                                     {"type": "input_file", "filename": "a.pdf", "file_data": "data:application/pdf;base64,AAAA"}]},
-        {"type": "reasoning", "summary": []}, "junk",
-        {"type": "additional_tools", "role": "developer", "tools": [{"type": "function", "name": "t", "strict": False}]}]})
+    info = decode_request(
+        {
+            "input": [
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "input_image", "file_id": "file_1"},
+                        {"type": "input_file", "filename": "a.pdf", "file_data": "data:application/pdf;base64,AAAA"},
+                    ],
+                },
+                {"type": "reasoning", "summary": []},
+                "junk",
+                {
+                    "type": "additional_tools",
+                    "role": "developer",
+                    "tools": [{"type": "function", "name": "t", "strict": False}],
+                },
+            ]
+        }
+    )
     img, pdf, reasoning, extra = info.inputs
     assert (img.media_type, img.byte_size) == (None, None)
     assert (pdf.media_type, pdf.byte_size, pdf.text) == ("application/pdf", 3, "a.pdf")
@@ -275,7 +382,11 @@ def test_string_input_file_id_image_and_other_items():
 
 def test_non_function_tools_keep_their_kind():
     info = decode_request({"tools": [{"type": "web_search"}, {"type": "custom", "name": "apply_patch"}, 5]})
-    assert [(t.kind, t.name) for t in info.tools] == [("web_search", None), ("custom", "apply_patch"), ("invalid", None)]
+    assert [(t.kind, t.name) for t in info.tools] == [
+        ("web_search", None),
+        ("custom", "apply_patch"),
+        ("invalid", None),
+    ]
 
 
 def test_decode_request_never_raises_on_garbage():

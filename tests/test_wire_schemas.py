@@ -1,28 +1,32 @@
 """strict state (absent/null/false/true), canonical hashing and root-object facts."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
-
 from conftest import FIXTURES
+
 from toolkit.wire import schemas
 from toolkit.wire.schemas import canonical_json, schema_facts, schema_hash, strict_state
 
 
-@pytest.mark.parametrize("tool, state", [
-    ({"type": "function", "name": "bash"}, "absent"),
-    ({"type": "function", "name": "bash", "strict": None}, "null"),
-    ({"type": "function", "name": "bash", "strict": False}, "false"),
-    ({"type": "function", "name": "bash", "strict": True}, "true"),
-    ({"type": "function", "function": {"name": "bash"}}, "absent"),
-    ({"type": "function", "function": {"name": "bash", "strict": None}}, "null"),
-    ({"type": "function", "function": {"name": "bash", "strict": False}}, "false"),
-    ({"type": "function", "function": {"name": "bash", "strict": True}}, "true"),
-    # Chat ignores a top-level strict: the server reads it under `function`
-    ({"type": "function", "strict": True, "function": {"name": "bash"}}, "absent"),
-    (None, "absent"),
-])
+@pytest.mark.parametrize(
+    "tool, state",
+    [
+        ({"type": "function", "name": "bash"}, "absent"),
+        ({"type": "function", "name": "bash", "strict": None}, "null"),
+        ({"type": "function", "name": "bash", "strict": False}, "false"),
+        ({"type": "function", "name": "bash", "strict": True}, "true"),
+        ({"type": "function", "function": {"name": "bash"}}, "absent"),
+        ({"type": "function", "function": {"name": "bash", "strict": None}}, "null"),
+        ({"type": "function", "function": {"name": "bash", "strict": False}}, "false"),
+        ({"type": "function", "function": {"name": "bash", "strict": True}}, "true"),
+        # Chat ignores a top-level strict: the server reads it under `function`
+        ({"type": "function", "strict": True, "function": {"name": "bash"}}, "absent"),
+        (None, "absent"),
+    ],
+)
 def test_strict_state(tool, state):
     assert strict_state(tool) == state
 
@@ -45,10 +49,17 @@ def test_canonical_json_and_hash_ignore_key_order_and_spacing():
 
 
 def test_schema_facts_required_optional_in_declaration_order():
-    s = {"type": "object",
-         "properties": {"z": {"type": "string"}, "command": {"type": "string"},
-                        "a": {"type": ["integer", "null"]}, "m": {"anyOf": [{"type": "string"}, {"type": "null"}]}},
-         "required": ["command", "description"], "additionalProperties": False}
+    s = {
+        "type": "object",
+        "properties": {
+            "z": {"type": "string"},
+            "command": {"type": "string"},
+            "a": {"type": ["integer", "null"]},
+            "m": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+        },
+        "required": ["command", "description"],
+        "additionalProperties": False,
+    }
     f = schema_facts(s)
     assert f.required == ("command", "description")
     assert f.optional == ("z", "a", "m")
@@ -57,7 +68,9 @@ def test_schema_facts_required_optional_in_declaration_order():
     assert f.undeclared_required == ("description",)
 
 
-@pytest.mark.parametrize("ap, state", [(None, "absent"), (True, "true"), (False, "false"), ({"type": "string"}, "schema")])
+@pytest.mark.parametrize(
+    "ap, state", [(None, "absent"), (True, "true"), (False, "false"), ({"type": "string"}, "schema")]
+)
 def test_additional_properties_states(ap, state):
     s = {"type": "object", "properties": {}} | ({} if ap is None else {"additionalProperties": ap})
     assert schema_facts(s).additional_properties == state

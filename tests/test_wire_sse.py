@@ -1,10 +1,11 @@
 """SSE decoding: WHATWG line rules, offsets, and chunking-independence (property tests)."""
+
 from __future__ import annotations
 
+from conftest import FIXTURES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import FIXTURES
 from toolkit.wire.sse import SSEDecoder, SSEEvent, decode_events, parse_json_events
 
 WIRE = FIXTURES / "wire"
@@ -51,7 +52,7 @@ def test_cr_at_chunk_end_then_lf_is_one_break():
 
 
 def test_unfinished_last_frame_is_not_dispatched_but_reported():
-    evs = decode_events(b"data: a\n\ndata: {\"x\":1}")
+    evs = decode_events(b'data: a\n\ndata: {"x":1}')
     assert [(e.data, e.complete) for e in evs] == [("a", True), ('{"x":1}', False)]
     frames = list(parse_json_events(evs))
     assert frames[1][1] is None and "never dispatched" in frames[1][2]
@@ -76,13 +77,14 @@ def test_fixture_frames_all_parse():
 
 # ---- any chunking gives the same events ----------------------------------------------------------
 
+
 def _split(data: bytes, cuts: list[int]) -> list[bytes]:
     points = sorted({c % (len(data) + 1) for c in cuts})
     return [data[a:b] for a, b in zip([0, *points], [*points, len(data)])]
 
 
 _field = st.sampled_from(["data", "event", "id", "retry", "", "x"])
-_value = st.text(alphabet=st.sampled_from("aé€😀: {}\"1\u2028"), max_size=6)
+_value = st.text(alphabet=st.sampled_from('aé€😀: {}"1\u2028'), max_size=6)
 _eol = st.sampled_from(["\n", "\r\n", "\r"])
 _lines = st.lists(st.tuples(_field, _value, _eol), max_size=25)
 
@@ -100,7 +102,7 @@ def sse_bodies(draw):
 def test_any_chunking_gives_identical_events(body, cuts):
     whole = feed_all([body])
     assert feed_all(_split(body, cuts)) == whole
-    assert feed_all([body[i:i + 1] for i in range(len(body))]) == whole  # every split point at once
+    assert feed_all([body[i : i + 1] for i in range(len(body))]) == whole  # every split point at once
 
 
 @settings(max_examples=100, deadline=None)
@@ -116,4 +118,4 @@ def test_any_chunking_of_crlf_fixture(cuts):
 @given(sse_bodies())
 def test_whole_body_fast_path_matches_incremental_decoder(body):
     lf_only = body.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    assert decode_events(lf_only) == feed_all([lf_only[i:i + 1] for i in range(len(lf_only))])
+    assert decode_events(lf_only) == feed_all([lf_only[i : i + 1] for i in range(len(lf_only))])

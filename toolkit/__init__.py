@@ -3,6 +3,7 @@
 ``load_capture`` reads captured traffic (HAR, JSONL logs, SSE bodies, DSH sessions, mitmproxy flows)
 into pandas DataFrames. Heavy modules load on first use, so ``import toolkit`` stays cheap.
 """
+
 from __future__ import annotations
 
 from importlib import import_module

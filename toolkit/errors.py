@@ -2,6 +2,7 @@
 
 A leaf module (imports nothing from the package) so every layer can raise or catch it.
 """
+
 from __future__ import annotations
 
 from os import PathLike

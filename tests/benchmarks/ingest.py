@@ -8,6 +8,7 @@ bytes. Each measurement runs in a fresh interpreter so peaks do not mix.
 Targets: load time at most 2x the bare parse; peak memory at most 4x the file size; JSONL reader
 memory that does not grow with the file.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,15 +26,25 @@ TOOL_NAMES = ["bash", "read", "write", "edit", "read_image", "grep", "glob", "we
 def _tool(name: str) -> dict:
     props = {
         "command": {"type": "string", "description": "The bash command to execute."},
-        "description": {"type": "string", "description": "Clear, concise description of what this command does in active voice, 5-10 words."},
+        "description": {
+            "type": "string",
+            "description": "Clear, concise description of what this command does in active voice, 5-10 words.",
+        },
         "timeoutMs": {"type": "number", "description": "Timeout in milliseconds."},
         "workdir": {"type": "string", "description": "Working directory for this command."},
-        "sandbox_permissions": {"type": "string", "enum": ["workspace-write", "danger-full-access"],
-                                "description": "The wider sandbox mode this command needs."},
+        "sandbox_permissions": {
+            "type": "string",
+            "enum": ["workspace-write", "danger-full-access"],
+            "description": "The wider sandbox mode this command needs.",
+        },
         "justification": {"type": "string", "description": "Required with sandbox_permissions: one sentence."},
     }
-    return {"type": "function", "name": name, "description": f"The {name} tool. " + "Details. " * 40,
-            "parameters": {"type": "object", "properties": props, "required": ["command", "description"]}}
+    return {
+        "type": "function",
+        "name": name,
+        "description": f"The {name} tool. " + "Details. " * 40,
+        "parameters": {"type": "object", "properties": props, "required": ["command", "description"]},
+    }
 
 
 TOOLS = [_tool(n) for n in TOOL_NAMES]
@@ -42,30 +53,90 @@ TOOLS = [_tool(n) for n in TOOL_NAMES]
 def _history(rng: random.Random, turns: int) -> list:
     items = [{"role": "system", "content": "You are a coding agent. " * 30}]
     for t in range(turns):
-        items.append({"role": "user", "content": [{"type": "input_text", "text": "Please look at the failing test and fix it. " * rng.randint(5, 30)}]})
-        items.append({"type": "function_call", "id": f"fc_{t}", "call_id": f"call_{t}", "name": "bash",
-                      "arguments": json.dumps({"command": f"pytest -q tests/test_{t}.py", "description": "Run the tests"})})
-        items.append({"type": "function_call_output", "call_id": f"call_{t}", "output": "F" * 50 + "\n" + "log line\n" * rng.randint(20, 120)})
+        items.append(
+            {
+                "role": "user",
+                "content": [
+                    {"type": "input_text", "text": "Please look at the failing test and fix it. " * rng.randint(5, 30)}
+                ],
+            }
+        )
+        items.append(
+            {
+                "type": "function_call",
+                "id": f"fc_{t}",
+                "call_id": f"call_{t}",
+                "name": "bash",
+                "arguments": json.dumps({"command": f"pytest -q tests/test_{t}.py", "description": "Run the tests"}),
+            }
+        )
+        items.append(
+            {
+                "type": "function_call_output",
+                "call_id": f"call_{t}",
+                "output": "F" * 50 + "\n" + "log line\n" * rng.randint(20, 120),
+            }
+        )
     return items
 
 
 def _sse(i: int) -> str:
-    args = json.dumps({"command": "ls -la", "description": "List files", "sandbox_permissions": "danger-full-access", "justification": ""})
-    item = {"id": f"fc_{i}", "type": "function_call", "status": "in_progress", "arguments": "", "call_id": f"call_{i}", "name": "bash"}
+    args = json.dumps(
+        {
+            "command": "ls -la",
+            "description": "List files",
+            "sandbox_permissions": "danger-full-access",
+            "justification": "",
+        }
+    )
+    item = {
+        "id": f"fc_{i}",
+        "type": "function_call",
+        "status": "in_progress",
+        "arguments": "",
+        "call_id": f"call_{i}",
+        "name": "bash",
+    }
     events = [
-        {"type": "response.created", "response": {"id": f"resp_{i}", "status": "in_progress", "model": "test-model", "output": []}},
+        {
+            "type": "response.created",
+            "response": {"id": f"resp_{i}", "status": "in_progress", "model": "test-model", "output": []},
+        },
         {"type": "response.output_item.added", "output_index": 0, "item": item},
     ]
     for k in range(0, len(args), 16):
-        events.append({"type": "response.function_call_arguments.delta", "item_id": f"fc_{i}", "output_index": 0, "delta": args[k:k + 16]})
+        events.append(
+            {
+                "type": "response.function_call_arguments.delta",
+                "item_id": f"fc_{i}",
+                "output_index": 0,
+                "delta": args[k : k + 16],
+            }
+        )
     done = {**item, "status": "completed", "arguments": args}
     events += [
-        {"type": "response.function_call_arguments.done", "item_id": f"fc_{i}", "output_index": 0, "name": "bash", "arguments": args},
+        {
+            "type": "response.function_call_arguments.done",
+            "item_id": f"fc_{i}",
+            "output_index": 0,
+            "name": "bash",
+            "arguments": args,
+        },
         {"type": "response.output_item.done", "output_index": 0, "item": done},
-        {"type": "response.completed", "response": {"id": f"resp_{i}", "status": "completed", "model": "test-model", "output": [done],
-                                                    "usage": {"input_tokens": 900, "output_tokens": 40, "total_tokens": 940}}},
+        {
+            "type": "response.completed",
+            "response": {
+                "id": f"resp_{i}",
+                "status": "completed",
+                "model": "test-model",
+                "output": [done],
+                "usage": {"input_tokens": 900, "output_tokens": 40, "total_tokens": 940},
+            },
+        },
     ]
-    return "".join(f"event: {e['type']}\ndata: {json.dumps({**e, 'sequence_number': n})}\n\n" for n, e in enumerate(events))
+    return "".join(
+        f"event: {e['type']}\ndata: {json.dumps({**e, 'sequence_number': n})}\n\n" for n, e in enumerate(events)
+    )
 
 
 def _exchange(rng: random.Random, i: int) -> tuple[dict, str]:
@@ -76,20 +147,41 @@ def _exchange(rng: random.Random, i: int) -> tuple[dict, str]:
 def make_har(path: Path, n: int) -> None:
     rng = random.Random(7)
     with open(path, "w", encoding="utf-8") as f:
-        f.write('{"log": {"version": "1.2", "creator": {"name": "mitmproxy", "version": "11.0.2"}, "pages": [], "entries": [\n')
+        f.write(
+            '{"log": {"version": "1.2", "creator": {"name": "mitmproxy", "version": "11.0.2"}, "pages": [], "entries": [\n'
+        )
         for i in range(n):
             body, sse = _exchange(rng, i)
             entry = {
-                "startedDateTime": f"2026-11-30T10:{i // 60 % 60:02d}:{i % 60:02d}.000Z", "time": 850.0,
-                "request": {"method": "POST", "url": "http://127.0.0.1:8080/v1/responses", "httpVersion": "HTTP/1.1",
-                            "headers": [{"name": "authorization", "value": "Bearer sk-bench0123456789abcdefghij"},
-                                        {"name": "content-type", "value": "application/json"}],
-                            "cookies": [], "queryString": [], "headersSize": -1, "bodySize": 0,
-                            "postData": {"mimeType": "application/json", "text": json.dumps(body)}},
-                "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1", "cookies": [], "redirectURL": "",
-                             "headers": [{"name": "content-type", "value": "text/event-stream"}], "headersSize": -1, "bodySize": len(sse),
-                             "content": {"size": len(sse), "mimeType": "text/event-stream; charset=utf-8", "text": sse}},
-                "cache": {}, "timings": {"send": 1, "wait": 100, "receive": 749},
+                "startedDateTime": f"2026-11-30T10:{i // 60 % 60:02d}:{i % 60:02d}.000Z",
+                "time": 850.0,
+                "request": {
+                    "method": "POST",
+                    "url": "http://127.0.0.1:8080/v1/responses",
+                    "httpVersion": "HTTP/1.1",
+                    "headers": [
+                        {"name": "authorization", "value": "Bearer sk-bench0123456789abcdefghij"},
+                        {"name": "content-type", "value": "application/json"},
+                    ],
+                    "cookies": [],
+                    "queryString": [],
+                    "headersSize": -1,
+                    "bodySize": 0,
+                    "postData": {"mimeType": "application/json", "text": json.dumps(body)},
+                },
+                "response": {
+                    "status": 200,
+                    "statusText": "OK",
+                    "httpVersion": "HTTP/1.1",
+                    "cookies": [],
+                    "redirectURL": "",
+                    "headers": [{"name": "content-type", "value": "text/event-stream"}],
+                    "headersSize": -1,
+                    "bodySize": len(sse),
+                    "content": {"size": len(sse), "mimeType": "text/event-stream; charset=utf-8", "text": sse},
+                },
+                "cache": {},
+                "timings": {"send": 1, "wait": 100, "receive": 749},
             }
             f.write(("" if i == 0 else ",\n") + json.dumps(entry))
         f.write("\n]}}\n")
@@ -100,9 +192,18 @@ def make_jsonl(path: Path, n: int) -> None:
     with open(path, "w", encoding="utf-8") as f:
         for i in range(n):
             body, sse = _exchange(rng, i)
-            f.write(json.dumps({"id": f"req-{i}", "started_at": 1796000000 + i, "duration_ms": 850,
-                                "request": {"method": "POST", "url": "http://127.0.0.1:8080/v1/responses", "body": body},
-                                "response": {"status": 200, "headers": {"content-type": "text/event-stream"}, "body": sse}}) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "id": f"req-{i}",
+                        "started_at": 1796000000 + i,
+                        "duration_ms": 850,
+                        "request": {"method": "POST", "url": "http://127.0.0.1:8080/v1/responses", "body": body},
+                        "response": {"status": 200, "headers": {"content-type": "text/event-stream"}, "body": sse},
+                    }
+                )
+                + "\n"
+            )
 
 
 _CHILD = r"""
@@ -179,10 +280,14 @@ def main() -> int:
         for label, size, sec, peak, n in rows:
             print(f"{label:36} {size / 1e6:8.1f} {sec:8.2f} {peak / 1e6:8.1f} {peak / size:9.2f} {n:6d}")
         bare, load = rows[0][2], rows[1][2]
-        print(f"\nHAR load_capture / bare json.loads: {load / bare:.2f}x time (target <= 2x); "
-              f"peak {rows[1][3] / rows[1][1]:.2f}x file size (target <= 4x)")
-        print(f"JSONL reader peak: small {rows[3][3] / 1e6:.1f} MB, large {rows[6][3] / 1e6:.1f} MB "
-              f"for files of {rows[3][1] / 1e6:.0f} and {rows[6][1] / 1e6:.0f} MB")
+        print(
+            f"\nHAR load_capture / bare json.loads: {load / bare:.2f}x time (target <= 2x); "
+            f"peak {rows[1][3] / rows[1][1]:.2f}x file size (target <= 4x)"
+        )
+        print(
+            f"JSONL reader peak: small {rows[3][3] / 1e6:.1f} MB, large {rows[6][3] / 1e6:.1f} MB "
+            f"for files of {rows[3][1] / 1e6:.0f} and {rows[6][1] / 1e6:.0f} MB"
+        )
     return 0
 
 

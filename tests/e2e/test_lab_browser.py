@@ -53,8 +53,7 @@ START_TIMEOUT = 30.0
 # Lab user settings for the run: attach every cell (no windowing) and never fetch news.
 LAB_SETTINGS = {
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
-    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false",
-                                                                      "checkForUpdates": False},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false", "checkForUpdates": False},
 }
 
 _LOCAL = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never through a proxy
@@ -66,9 +65,11 @@ def chromium_path() -> str:
         found = shutil.which(name)
         if found:
             return found
-    pytest.fail("Chromium not found on PATH: the browser test needs it. Install it with `make browser` "
-                "(runs `apt-get install -y chromium` as root) or `sudo apt-get install -y chromium`.",
-                pytrace=False)
+    pytest.fail(
+        "Chromium not found on PATH: the browser test needs it. Install it with `make browser` "
+        "(runs `apt-get install -y chromium` as root) or `sudo apt-get install -y chromium`.",
+        pytrace=False,
+    )
 
 
 def _free_port() -> int:
@@ -100,10 +101,8 @@ def _stop(proc: subprocess.Popen) -> None:
             proc.wait(timeout=5)
     _, alive = psutil.wait_procs(tree, timeout=5)
     for child in alive:
-        try:
+        with contextlib.suppress(psutil.NoSuchProcess):
             child.kill()
-        except psutil.NoSuchProcess:
-            pass
 
 
 @pytest.fixture(scope="module")
@@ -119,36 +118,54 @@ def lab(tmp_path_factory):
         (settings / rel).parent.mkdir(parents=True, exist_ok=True)
         (settings / rel).write_text(json.dumps(value), encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
-    env.update({
-        "JUPYTER_CONFIG_DIR": str(home / "config"),
-        "JUPYTER_DATA_DIR": str(home / "data"),  # the notebook-signing key goes here, not into ~
-        "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
-        "JUPYTERLAB_SETTINGS_DIR": str(settings),
-        "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
-        "IPYTHONDIR": str(home / "ipython"),
-        "JUPYTER_PLATFORM_DIRS": "1",
-        "PYTHONUNBUFFERED": "1",
-    })
+    env.update(
+        {
+            "JUPYTER_CONFIG_DIR": str(home / "config"),
+            "JUPYTER_DATA_DIR": str(home / "data"),  # the notebook-signing key goes here, not into ~
+            "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+            "JUPYTERLAB_SETTINGS_DIR": str(settings),
+            "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
+            "IPYTHONDIR": str(home / "ipython"),
+            "JUPYTER_PLATFORM_DIRS": "1",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
-    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-           "--port-retries=0", "--allow-root", "--IdentityProvider.token=", "--ServerApp.password=",
-           f"--ServerApp.root_dir={root}", "--LabApp.news_url=None",
-           "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-           "--LabApp.extension_manager=readonly"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ip=127.0.0.1",
+        f"--port={port}",
+        "--port-retries=0",
+        "--allow-root",
+        "--IdentityProvider.token=",
+        "--ServerApp.password=",
+        f"--ServerApp.root_dir={root}",
+        "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.extension_manager=readonly",
+    ]
     log = tmp / "jupyter-lab.log"
     with open(log, "wb") as out:
-        proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + START_TIMEOUT
         while _status(base) != 200:
             if proc.poll() is not None:
-                pytest.fail(f"jupyter lab exited with {proc.returncode} before answering /api/status:\n"
-                            + log.read_text(errors="replace")[-4000:], pytrace=False)
+                pytest.fail(
+                    f"jupyter lab exited with {proc.returncode} before answering /api/status:\n"
+                    + log.read_text(errors="replace")[-4000:],
+                    pytrace=False,
+                )
             if time.monotonic() > deadline:
-                pytest.fail(f"jupyter lab did not answer {base}/api/status within {START_TIMEOUT:.0f} s:\n"
-                            + log.read_text(errors="replace")[-4000:], pytrace=False)
+                pytest.fail(
+                    f"jupyter lab did not answer {base}/api/status within {START_TIMEOUT:.0f} s:\n"
+                    + log.read_text(errors="replace")[-4000:],
+                    pytrace=False,
+                )
             time.sleep(0.1)
         yield {"base": base, "root": root, "log": log}
     finally:
@@ -196,10 +213,12 @@ IDLE = ".jp-NotebookPanel .jp-Notebook-ExecutionIndicator[data-status='idle']"
 # the indicator also reads idle before the kernel exists; the status bar names the connected kernel
 KERNEL_IDLE = re.compile(r"^Python 3 \(ipykernel\) \| Idle$")
 BUSY_PROMPT = ".jp-NotebookPanel .jp-InputArea-prompt:text-is('[*]:')"
-ERROR_OUTPUTS = (".jp-NotebookPanel .jp-OutputArea-output[data-mime-type*='error'], "
-                 ".jp-NotebookPanel .jp-RenderedText[data-mime-type*='error'], "
-                 ".jp-NotebookPanel .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
-                 ":has-text('Traceback')")
+ERROR_OUTPUTS = (
+    ".jp-NotebookPanel .jp-OutputArea-output[data-mime-type*='error'], "
+    ".jp-NotebookPanel .jp-RenderedText[data-mime-type*='error'], "
+    ".jp-NotebookPanel .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
+    ":has-text('Traceback')"
+)
 
 COMPARER = ".jp-NotebookPanel .tk-cmp"
 RIGHT_COMPAT = f"{COMPARER} .tk-cmp-right-compat select"

@@ -5,6 +5,7 @@ is caught from evidence rather than suspected.
 ``a`` is the hop nearer the client, ``b`` the one nearer the model. ``diff`` needs both captures loaded
 with ``keep_bodies=True``.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,16 +18,33 @@ from toolkit.wire.schemas import strict_state
 ALIGN_COLUMNS = ["a_exchange", "b_exchange", "a_time", "b_time", "delta_ms", "confidence", "basis"]
 DIFF_COLUMNS = ["a_exchange", "b_exchange", "tool", "path", "kind", "before", "after"]
 # headers every hop changes by itself (its own address, length, framing): not the proxy's decisions
-HOP_HEADERS = frozenset({"host", "content-length", "connection", "transfer-encoding", "keep-alive", "accept-encoding",
-                         "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "via", "te", "upgrade"})
+HOP_HEADERS = frozenset(
+    {
+        "host",
+        "content-length",
+        "connection",
+        "transfer-encoding",
+        "keep-alive",
+        "accept-encoding",
+        "x-forwarded-for",
+        "x-forwarded-proto",
+        "x-forwarded-host",
+        "via",
+        "te",
+        "upgrade",
+    }
+)
 
 
 def _fingerprint(capture: Capture) -> dict[str, tuple]:
     """exchange id → (the user and tool-output texts, in order; the tool names): what a proxy rarely rewrites."""
     http = capture.exchanges[capture.exchanges["method"].notna()]
     inputs = capture.inputs[capture.inputs["exchange_id"].isin(set(http["exchange_id"]))]
-    texts = (inputs[inputs["role"].astype(str).ne("system") & inputs["text"].notna()]
-             .groupby("exchange_id", sort=False)["text"].agg(lambda s: tuple(t[:200] for t in s)))
+    texts = (
+        inputs[inputs["role"].astype(str).ne("system") & inputs["text"].notna()]
+        .groupby("exchange_id", sort=False)["text"]
+        .agg(lambda s: tuple(t[:200] for t in s))
+    )
     names = capture.tools.groupby("exchange_id", sort=False)["name"].agg(lambda s: tuple(sorted(s.astype(str))))
     return {x: (texts.get(x, ()), names.get(x, ())) for x in http["exchange_id"]}
 
@@ -55,20 +73,46 @@ def align(a: Capture, b: Capture, *, window_s: float = 30.0) -> pd.DataFrame:
             if best_key is None or key < best_key:
                 best, best_key = xb, key
         if best is None:
-            rows.append({"a_exchange": xa, "b_exchange": None, "a_time": ta[xa], "b_time": pd.NaT, "delta_ms": None,
-                         "confidence": "unpaired", "basis": "no request at hop b carries the same conversation"})
+            rows.append(
+                {
+                    "a_exchange": xa,
+                    "b_exchange": None,
+                    "a_time": ta[xa],
+                    "b_time": pd.NaT,
+                    "delta_ms": None,
+                    "confidence": "unpaired",
+                    "basis": "no request at hop b carries the same conversation",
+                }
+            )
             continue
         free.remove(best)
         other_tools, gap = best_key
         confidence = "high" if not other_tools and gap <= window_s else "medium"
         basis = "same conversation texts" + (", other tool names" if other_tools else ", same tool names")
         basis += f", {gap * 1000:.0f} ms apart" if gap != float("inf") else ", no times"
-        rows.append({"a_exchange": xa, "b_exchange": best, "a_time": ta[xa], "b_time": tb[best],
-                     "delta_ms": None if gap == float("inf") else (tb[best] - ta[xa]).total_seconds() * 1000,
-                     "confidence": confidence, "basis": basis})
+        rows.append(
+            {
+                "a_exchange": xa,
+                "b_exchange": best,
+                "a_time": ta[xa],
+                "b_time": tb[best],
+                "delta_ms": None if gap == float("inf") else (tb[best] - ta[xa]).total_seconds() * 1000,
+                "confidence": confidence,
+                "basis": basis,
+            }
+        )
     for xb in free:
-        rows.append({"a_exchange": None, "b_exchange": xb, "a_time": pd.NaT, "b_time": tb[xb], "delta_ms": None,
-                     "confidence": "unpaired", "basis": "no request at hop a carries the same conversation"})
+        rows.append(
+            {
+                "a_exchange": None,
+                "b_exchange": xb,
+                "a_time": pd.NaT,
+                "b_time": tb[xb],
+                "delta_ms": None,
+                "confidence": "unpaired",
+                "basis": "no request at hop a carries the same conversation",
+            }
+        )
     out = pd.DataFrame(rows, columns=ALIGN_COLUMNS)
     out["confidence"] = out["confidence"].astype(pd.CategoricalDtype(["high", "medium", "unpaired"]))
     return out
@@ -90,9 +134,17 @@ def diff(a: Capture, b: Capture, pairs: pd.DataFrame | None = None) -> pd.DataFr
     for p in pairs[pairs["confidence"] != "unpaired"].itertuples(index=False):
         xa, xb = p.a_exchange, p.b_exchange
         ra, rb = body_a.get(xa) or {}, body_b.get(xb) or {}
-        add = lambda tool, path, kind, before, after: rows.append(  # noqa: E731
-            {"a_exchange": xa, "b_exchange": xb, "tool": tool, "path": path, "kind": kind,
-             "before": _show(before), "after": _show(after)})
+        add = lambda tool, path, kind, before, after, xa=xa, xb=xb: rows.append(  # noqa: E731
+            {
+                "a_exchange": xa,
+                "b_exchange": xb,
+                "tool": tool,
+                "path": path,
+                "kind": kind,
+                "before": _show(before),
+                "after": _show(after),
+            }
+        )
         converted = api_a[xa] != api_b[xb]
         if converted:
             add(None, "$", "protocol converted", f"{api_a[xa]}: {sorted(ra)}", f"{api_b[xb]}: {sorted(rb)}")
@@ -146,8 +198,13 @@ def _tool_changes(tools_a: list, tools_b: list, add) -> None:
             add(name, f"{base}.parameters.required", "required changed", pa.get("required"), pb.get("required"))
         apa, apb = pa.get("additionalProperties", None), pb.get("additionalProperties", None)
         if apa != apb:
-            kind = ("additionalProperties injected" if "additionalProperties" not in pa else
-                    "additionalProperties removed" if "additionalProperties" not in pb else "additionalProperties changed")
+            kind = (
+                "additionalProperties injected"
+                if "additionalProperties" not in pa
+                else "additionalProperties removed"
+                if "additionalProperties" not in pb
+                else "additionalProperties changed"
+            )
             add(name, f"{base}.parameters.additionalProperties", kind, apa, apb)
         props_a, props_b = pa.get("properties") or {}, pb.get("properties") or {}
         for prop in list(props_a) + [k for k in props_b if k not in props_a]:

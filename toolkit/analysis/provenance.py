@@ -6,6 +6,7 @@ Questions: who defined the field; who changed the schema; who interpreted ``stri
 model's capability; who finally validated the parameters; who owns the real permission state. For a
 field a call filled although the schema marks it optional, one more row says who filled it.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -17,9 +18,15 @@ from toolkit.analysis import hops
 from toolkit.capture import Capture, load_captures
 from toolkit.layers.config import Settings, load_settings
 
-QUESTIONS = ("who defined the field", "who changed the schema", "who interpreted strict",
-             "who declared the model's capability", "who finally validated the parameters",
-             "who owns the real permission state", "who filled the value")
+QUESTIONS = (
+    "who defined the field",
+    "who changed the schema",
+    "who interpreted strict",
+    "who declared the model's capability",
+    "who finally validated the parameters",
+    "who owns the real permission state",
+    "who filled the value",
+)
 COLUMNS = ["field", "question", "answer", "actor", "layer", "settled", "evidence"]
 ESCALATION = ("sandbox_permissions", "justification")
 
@@ -63,8 +70,15 @@ def _capture(c) -> Capture:
 
 
 def _row(field, question, answer, actor, layer, settled, evidence) -> dict:
-    return {"field": field, "question": question, "answer": answer, "actor": actor, "layer": layer,
-            "settled": settled, "evidence": "; ".join(e for e in evidence if e)}
+    return {
+        "field": field,
+        "question": question,
+        "answer": answer,
+        "actor": actor,
+        "layer": layer,
+        "settled": settled,
+        "evidence": "; ".join(e for e in evidence if e),
+    }
 
 
 def _where(cap: Capture, exchange_id: str) -> str:
@@ -126,17 +140,37 @@ def _strict_rows(ev: _Evidence, tool: str) -> list[dict]:
         where = f"{_where(first, t['exchange_id'])} $.tools[{t['position']}].strict"
         state = str(t["strict_state"])
         if model_row is not None:
-            why = (f"compat.supportsStrictMode resolved to {model_row['supports_strict_mode']} "
-                   f"({model_row['strict_mode_source']})")
+            why = (
+                f"compat.supportsStrictMode resolved to {model_row['supports_strict_mode']} "
+                f"({model_row['strict_mode_source']})"
+            )
             yaml = f"{ev.settings.source} llm-pi-ai.providers.{model_row['route']}.compat (route line {_route_line(ev, model_row)})"
-            answer = (f"pi-ai {'omitted the key' if state == 'absent' else f'wrote strict: {state}'} because {why}")
+            answer = f"pi-ai {'omitted the key' if state == 'absent' else f'wrote strict: {state}'} because {why}"
             rows.append(_row(f, QUESTIONS[0], answer, "pi-ai", "serialization", True, [where, yaml]))
         else:
-            rows.append(_row(f, QUESTIONS[0], f"pi-ai sent strict {state}; without the settings, why is unknown",
-                             "pi-ai", "serialization", False, [where, "pass settings= to settle it"]))
+            rows.append(
+                _row(
+                    f,
+                    QUESTIONS[0],
+                    f"pi-ai sent strict {state}; without the settings, why is unknown",
+                    "pi-ai",
+                    "serialization",
+                    False,
+                    [where, "pass settings= to settle it"],
+                )
+            )
     else:
-        rows.append(_row(f, QUESTIONS[0], "unknown: no HTTP capture shows the tool on the wire", None, "serialization",
-                         False, ["a capture between pi-ai and the gateway would settle it"]))
+        rows.append(
+            _row(
+                f,
+                QUESTIONS[0],
+                "unknown: no HTTP capture shows the tool on the wire",
+                None,
+                "serialization",
+                False,
+                ["a capture between pi-ai and the gateway would settle it"],
+            )
+        )
     # 2 who changed the schema
     rows.append(_changed_row(ev, tool, f))
     # 3 who interpreted strict
@@ -150,24 +184,58 @@ def _route_line(ev: _Evidence, model_row) -> str:
 
 
 def _changed_row(ev: _Evidence, tool: str, f: str) -> dict:
-    kinds = ("strict added", "strict removed", "strict changed", "required changed", "property dropped",
-             "property added", "property rewritten", "additionalProperties injected", "additionalProperties removed")
+    kinds = (
+        "strict added",
+        "strict removed",
+        "strict changed",
+        "required changed",
+        "property dropped",
+        "property added",
+        "property rewritten",
+        "additionalProperties injected",
+        "additionalProperties removed",
+    )
     changes = _hop_changes(ev, tool, kinds)
     found = [(i, d) for i, d in changes if not d.empty]
     if found:
         i, d = found[0]
         a, b = ev.hops[i], ev.hops[i + 1]
         what = ", ".join(sorted(set(d["kind"])))
-        evidence = [f"{_where(a, r.a_exchange)} → {_where(b, r.b_exchange)} {r.path}: {r.before} → {r.after}"
-                    for r in d.drop_duplicates("path").head(4).itertuples()]
-        return _row(f, QUESTIONS[1], f"the hop between {_src(a)} and {_src(b)} ({what})", "proxy", "serialization",
-                    True, evidence)
+        evidence = [
+            f"{_where(a, r.a_exchange)} → {_where(b, r.b_exchange)} {r.path}: {r.before} → {r.after}"
+            for r in d.drop_duplicates("path").head(4).itertuples()
+        ]
+        return _row(
+            f,
+            QUESTIONS[1],
+            f"the hop between {_src(a)} and {_src(b)} ({what})",
+            "proxy",
+            "serialization",
+            True,
+            evidence,
+        )
     if changes:
-        return _row(f, QUESTIONS[1], "nobody between the recorded hops: the schema arrived as pi-ai sent it", None,
-                    "serialization", True, [f"{_src(ev.hops[i])} and {_src(ev.hops[i + 1])} agree" for i, _ in changes])
-    return _row(f, QUESTIONS[1], "unknown beyond the recorder: no capture behind the next hop", None, "serialization",
-                False, [f"only {_src(ev.hops[0])}" if ev.hops else "no HTTP capture",
-                        "a capture behind the proxy or gateway (loaded with keep_bodies) would settle it"])
+        return _row(
+            f,
+            QUESTIONS[1],
+            "nobody between the recorded hops: the schema arrived as pi-ai sent it",
+            None,
+            "serialization",
+            True,
+            [f"{_src(ev.hops[i])} and {_src(ev.hops[i + 1])} agree" for i, _ in changes],
+        )
+    return _row(
+        f,
+        QUESTIONS[1],
+        "unknown beyond the recorder: no capture behind the next hop",
+        None,
+        "serialization",
+        False,
+        [
+            f"only {_src(ev.hops[0])}" if ev.hops else "no HTTP capture",
+            "a capture behind the proxy or gateway (loaded with keep_bodies) would settle it",
+        ],
+    )
 
 
 def _src(cap: Capture) -> str:
@@ -180,14 +248,34 @@ def _interpreted_row(ev: _Evidence, tool: str, f: str) -> dict:
         if len(echoed):
             r = echoed.iloc[0]
             sent, read = str(r["strict_state"]), str(r["echoed_strict"])
-            verb = "read it as strict" if read == "true" else "read it as non-strict" if read == "false" else f"echoed {read}"
+            verb = (
+                "read it as strict"
+                if read == "true"
+                else "read it as non-strict"
+                if read == "false"
+                else f"echoed {read}"
+            )
             answer = f"the backend {verb} (sent strict {sent}, echoed strict {read} in its response object)"
-            return _row(f, QUESTIONS[2], answer, "gateway", "serialization", True,
-                        [f"{_where(cap, r['exchange_id'])} response tools[name={tool}].strict"])
+            return _row(
+                f,
+                QUESTIONS[2],
+                answer,
+                "gateway",
+                "serialization",
+                True,
+                [f"{_where(cap, r['exchange_id'])} response tools[name={tool}].strict"],
+            )
     filled = {c[1].call_id for c in _calls(ev, tool) if c[2]}
-    hint = (f"; {len(filled)} calls filled every optional field, which a strict reading would force" if filled else "")
-    return _row(f, QUESTIONS[2], "unknown: no response echoed the tools" + hint, None, "serialization", False,
-                ["a capture of the backend's response object (Responses echoes `tools`) would settle it"])
+    hint = f"; {len(filled)} calls filled every optional field, which a strict reading would force" if filled else ""
+    return _row(
+        f,
+        QUESTIONS[2],
+        "unknown: no response echoed the tools" + hint,
+        None,
+        "serialization",
+        False,
+        ["a capture of the backend's response object (Responses echoes `tools`) would settle it"],
+    )
 
 
 def _calls(ev: _Evidence, tool: str) -> list[tuple[Capture, object, bool]]:
@@ -220,18 +308,40 @@ def _defined_row(ev: _Evidence, tool: str, fieldname: str, f: str) -> dict:
         for r in headers.itertuples(index=False):
             tools = (r.payload.get("header") or {}).get("tools") if isinstance(r.payload, dict) else None
             for t in tools if isinstance(tools, list) else ():
-                if isinstance(t, dict) and t.get("name") == tool and fieldname in ((t.get("parameters") or {}).get("properties") or {}):
+                if (
+                    isinstance(t, dict)
+                    and t.get("name") == tool
+                    and fieldname in ((t.get("parameters") or {}).get("properties") or {})
+                ):
                     required = fieldname in ((t.get("parameters") or {}).get("required") or [])
-                    return _row(f, QUESTIONS[0], f"DSH advertised it ({'required' if required else 'optional'})", "DSH",
-                                "execution", True, [f"{r.source} {r.location} request/header tools[name={tool}]"
-                                                    f".parameters.properties.{fieldname}"])
+                    return _row(
+                        f,
+                        QUESTIONS[0],
+                        f"DSH advertised it ({'required' if required else 'optional'})",
+                        "DSH",
+                        "execution",
+                        True,
+                        [
+                            f"{r.source} {r.location} request/header tools[name={tool}]"
+                            f".parameters.properties.{fieldname}"
+                        ],
+                    )
     for cap in ev.hops:
         t = _first_tool(cap, tool)
         if t is not None and (fieldname in t["optional"] or fieldname in t["required"]):
-            return _row(f, QUESTIONS[0], f"the agent's tool schema ({'optional' if fieldname in t['optional'] else 'required'}), "
-                        "as the request carried it; no DSH session shows DSH's own definition", "DSH", "execution", False,
-                        [f"{_where(cap, t['exchange_id'])} $.tools[{t['position']}].parameters.properties.{fieldname}",
-                         "a DSH session log (request/header) would settle it"])
+            return _row(
+                f,
+                QUESTIONS[0],
+                f"the agent's tool schema ({'optional' if fieldname in t['optional'] else 'required'}), "
+                "as the request carried it; no DSH session shows DSH's own definition",
+                "DSH",
+                "execution",
+                False,
+                [
+                    f"{_where(cap, t['exchange_id'])} $.tools[{t['position']}].parameters.properties.{fieldname}",
+                    "a DSH session log (request/header) would settle it",
+                ],
+            )
     return _row(f, QUESTIONS[0], "unknown", None, "execution", False, ["no capture shows the tool's schema"])
 
 
@@ -245,8 +355,17 @@ def _field_rows(ev: _Evidence, tool: str, fieldname: str) -> list[dict]:
     if filled:
         cap, c = filled[0]
         n = len({c2.call_id for _, c2 in filled})
-        rows.append(_row(f, QUESTIONS[6], f"the model sent {fieldname}={c.arguments[fieldname]!r} ({n} calls)",
-                         "model", "serialization", True, [f"{_where(cap, c.exchange_id)} call {c.call_id} arguments.{fieldname}"]))
+        rows.append(
+            _row(
+                f,
+                QUESTIONS[6],
+                f"the model sent {fieldname}={c.arguments[fieldname]!r} ({n} calls)",
+                "model",
+                "serialization",
+                True,
+                [f"{_where(cap, c.exchange_id)} call {c.call_id} arguments.{fieldname}"],
+            )
+        )
     rows.append(_validated_row(ev, tool, f))
     rows.append(_permission_row(ev, f))
     return rows
@@ -261,19 +380,45 @@ def _validated_row(ev: _Evidence, tool: str, f: str) -> dict:
             texts = list(dict.fromkeys(res["text"]))
             ev_rows = cap.events[cap.events["type"] == "tool/result"]
             where = f"{_src(cap)} {ev_rows.iloc[0]['location']}" if len(ev_rows) else _src(cap)
-            return _row(f, QUESTIONS[4], "DSH rejected the calls: " + " / ".join(texts), "DSH", "execution", True,
-                        [where + " tool/result"])
+            return _row(
+                f,
+                QUESTIONS[4],
+                "DSH rejected the calls: " + " / ".join(texts),
+                "DSH",
+                "execution",
+                True,
+                [where + " tool/result"],
+            )
     for cap in ev.hops:
-        out = cap.inputs[(cap.inputs["item_type"] == "function_call_output") & cap.inputs["text"].str.startswith("Error: ", na=False)]
+        out = cap.inputs[
+            (cap.inputs["item_type"] == "function_call_output") & cap.inputs["text"].str.startswith("Error: ", na=False)
+        ]
         calls = set(cap.calls.loc[cap.calls["name"] == tool, "call_id"])
         out = out[out["call_id"].isin(calls)]
         if len(out):
-            return _row(f, QUESTIONS[4], "the agent rejected the calls: " + " / ".join(dict.fromkeys(out["text"])) +
-                        " (as sent back to the model; no DSH session)", "DSH", "execution", False,
-                        [f"{_where(cap, out.iloc[0]['exchange_id'])} function_call_output {out.iloc[0]['call_id']}",
-                         "a DSH session log would settle who validated them"])
-    return _row(f, QUESTIONS[4], "unknown: no tool result for these calls", None, "execution", False,
-                ["a DSH session log would settle it"])
+            return _row(
+                f,
+                QUESTIONS[4],
+                "the agent rejected the calls: "
+                + " / ".join(dict.fromkeys(out["text"]))
+                + " (as sent back to the model; no DSH session)",
+                "DSH",
+                "execution",
+                False,
+                [
+                    f"{_where(cap, out.iloc[0]['exchange_id'])} function_call_output {out.iloc[0]['call_id']}",
+                    "a DSH session log would settle who validated them",
+                ],
+            )
+    return _row(
+        f,
+        QUESTIONS[4],
+        "unknown: no tool result for these calls",
+        None,
+        "execution",
+        False,
+        ["a DSH session log would settle it"],
+    )
 
 
 def _permission_row(ev: _Evidence, f: str) -> dict:
@@ -281,17 +426,46 @@ def _permission_row(ev: _Evidence, f: str) -> dict:
         evs = cap.events[cap.events["type"].isin(["permission/preset", "sandbox/mode"])]
         if len(evs):
             parts = [f"{r.source} {r.location} {r.type} {r.payload}" for r in evs.itertuples(index=False)]
-            mode = next((r.payload.get("mode") for r in evs.itertuples(index=False)
-                         if r.type == "sandbox/mode" and isinstance(r.payload, dict)), None)
-            return _row(f, QUESTIONS[5], f"the DSH session: mode {mode}, set by its permission preset", "DSH session",
-                        "execution", True, parts)
+            mode = next(
+                (
+                    r.payload.get("mode")
+                    for r in evs.itertuples(index=False)
+                    if r.type == "sandbox/mode" and isinstance(r.payload, dict)
+                ),
+                None,
+            )
+            return _row(
+                f,
+                QUESTIONS[5],
+                f"the DSH session: mode {mode}, set by its permission preset",
+                "DSH session",
+                "execution",
+                True,
+                parts,
+            )
     if ev.settings is not None and ev.settings.default_preset.get("sandbox_mode"):
         dp = ev.settings.default_preset
-        return _row(f, QUESTIONS[5], f"unknown for these calls; the settings start sessions in {dp['sandbox_mode']} "
-                    f"({dp['source']})", "settings", "execution", False,
-                    [f"{ev.settings.source} line {dp.get('line', '?')}", "a DSH session log (sandbox/mode events) would settle it"])
-    return _row(f, QUESTIONS[5], "unknown: no DSH session and no settings", None, "execution", False,
-                ["a DSH session log (sandbox/mode events) would settle it"])
+        return _row(
+            f,
+            QUESTIONS[5],
+            f"unknown for these calls; the settings start sessions in {dp['sandbox_mode']} ({dp['source']})",
+            "settings",
+            "execution",
+            False,
+            [
+                f"{ev.settings.source} line {dp.get('line', '?')}",
+                "a DSH session log (sandbox/mode events) would settle it",
+            ],
+        )
+    return _row(
+        f,
+        QUESTIONS[5],
+        "unknown: no DSH session and no settings",
+        None,
+        "execution",
+        False,
+        ["a DSH session log (sandbox/mode events) would settle it"],
+    )
 
 
 def _models(ev: _Evidence) -> list[str]:
@@ -307,21 +481,59 @@ def _image_rows(ev: _Evidence, model: str) -> list[dict]:
     m = ev.settings.models[ev.settings.models["id"] == model] if ev.settings is not None else pd.DataFrame()
     if len(m):
         r = m.iloc[0]
-        rows.append(_row(f, QUESTIONS[3], f"the settings: input {list(r['input'])} from {r['input_source']}", "settings",
-                         "capability", True, [f"{ev.settings.source} llm-pi-ai.providers.{r['route']}.models (line {r['line']})"]))
+        rows.append(
+            _row(
+                f,
+                QUESTIONS[3],
+                f"the settings: input {list(r['input'])} from {r['input_source']}",
+                "settings",
+                "capability",
+                True,
+                [f"{ev.settings.source} llm-pi-ai.providers.{r['route']}.models (line {r['line']})"],
+            )
+        )
     else:
-        rows.append(_row(f, QUESTIONS[3], "unknown: no settings describe this model", None, "capability", False,
-                         ["the settings.yaml DSH ran with would settle it"]))
+        rows.append(
+            _row(
+                f,
+                QUESTIONS[3],
+                "unknown: no settings describe this model",
+                None,
+                "capability",
+                False,
+                ["the settings.yaml DSH ran with would settle it"],
+            )
+        )
     for cap in ev.hops[:1]:
         dropped = cap.inputs[cap.inputs["image_dropped"].fillna(False)]
         sent = cap.inputs[cap.inputs["part_type"] == "input_image"]
         if len(dropped):
-            rows.append(_row(f, QUESTIONS[4], "pi-ai replaced the image with its placeholder before sending", "pi-ai",
-                             "capability", True, [f"{_where(cap, dropped.iloc[0]['exchange_id'])} input part "
-                                                  f"{dropped.iloc[0]['item_index']}.{dropped.iloc[0]['part_index']}"]))
+            rows.append(
+                _row(
+                    f,
+                    QUESTIONS[4],
+                    "pi-ai replaced the image with its placeholder before sending",
+                    "pi-ai",
+                    "capability",
+                    True,
+                    [
+                        f"{_where(cap, dropped.iloc[0]['exchange_id'])} input part "
+                        f"{dropped.iloc[0]['item_index']}.{dropped.iloc[0]['part_index']}"
+                    ],
+                )
+            )
         elif len(sent):
-            rows.append(_row(f, QUESTIONS[4], f"images went on the wire ({len(sent)} parts)", "pi-ai", "capability", True,
-                             [f"{_where(cap, sent.iloc[0]['exchange_id'])}"]))
+            rows.append(
+                _row(
+                    f,
+                    QUESTIONS[4],
+                    f"images went on the wire ({len(sent)} parts)",
+                    "pi-ai",
+                    "capability",
+                    True,
+                    [f"{_where(cap, sent.iloc[0]['exchange_id'])}"],
+                )
+            )
     return rows
 
 

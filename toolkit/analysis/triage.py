@@ -7,6 +7,7 @@ layer is never guessed). Rules whose text already lives in ``toolkit.knowledge``
 
 ``classify`` triages one message; ``errors`` lists every error in a ``Capture`` with its triage.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -85,6 +86,7 @@ class Finding:
 
 
 # ---- loading and validating rules ---------------------------------------------------------------
+
 
 def load_rules(extra=None) -> list[Rule]:
     """The packaged rules, with ``extra`` (a YAML file path or a list of rule dicts) tried first.
@@ -196,8 +198,16 @@ def _compile(item: Any, index: int, origin: str) -> Rule:
         pattern = re.compile(regex)
     except re.error as exc:
         raise bad(f"bad regex at position {exc.pos}: {exc.msg} (in {regex!r})") from None
-    return Rule(item["id"], item["layer"], pattern, tuple(fields), item["explain"].strip(), item["fix"].strip(),
-                item["source"].strip(), origin)
+    return Rule(
+        item["id"],
+        item["layer"],
+        pattern,
+        tuple(fields),
+        item["explain"].strip(),
+        item["fix"].strip(),
+        item["source"].strip(),
+        origin,
+    )
 
 
 def _template_regex(item: Mapping, bad) -> str:
@@ -224,7 +234,7 @@ def _template_regex(item: Mapping, bad) -> str:
         extra = sorted(set(args) - set(params))
         if extra:
             raise bad(f"template {ref!r} has no parameter {extra[0]!r} (it takes {', '.join(params)})")
-        values = {p: args[p] if p in args else f"\x00{p}\x00" for p in params}
+        values = {p: args.get(p, f"\x00{p}\x00") for p in params}
         try:
             rendered = target(**values)
         except Exception as exc:  # a knowledge formatter that cannot take placeholders
@@ -254,6 +264,7 @@ def _template_regex(item: Mapping, bad) -> str:
 
 # ---- classifying --------------------------------------------------------------------------------
 
+
 def classify(message: str | None, *, rules: list[Rule] | None = None, error_code=None, status=None) -> Finding:
     """Triage one error: the first rule that matches gives the layer, explanation and fix.
 
@@ -262,7 +273,7 @@ def classify(message: str | None, *, rules: list[Rule] | None = None, error_code
     """
     rules = load_rules() if rules is None else rules
     text = None if _missing(message) else str(message)
-    body = text[len(DSH_ERROR_PREFIX):] if text and text.startswith(DSH_ERROR_PREFIX) else text
+    body = text[len(DSH_ERROR_PREFIX) :] if text and text.startswith(DSH_ERROR_PREFIX) else text
     code = None if _missing(error_code) else str(error_code)
     values = {"message": body, "error_code": code, "status": None if _missing(status) else _status_text(status)}
     for rule in rules:
@@ -307,14 +318,31 @@ def errors(capture, *, rules: list[Rule] | None = None):
         if not _missing(p.exchange_id):
             cut_text.setdefault(p.exchange_id, p.message)
 
-    def add(source, exchange_id, location, call_id, kind, status, code, message, finding_message=None,
-            finding_code=None) -> None:
-        f = classify(message if finding_message is None else finding_message, rules=rules,
-                     error_code=code if finding_code is None else finding_code, status=status)
-        rows.append({"source": source, "exchange_id": exchange_id, "location": location, "call_id": call_id,
-                     "kind": kind, "status": None if _missing(status) else int(status),
-                     "error_code": None if _missing(code) else code, "message": None if _missing(message) else message,
-                     "layer": f.layer, "rule_id": f.rule_id, "explanation": f.explanation, "fix": f.fix})
+    def add(
+        source, exchange_id, location, call_id, kind, status, code, message, finding_message=None, finding_code=None
+    ) -> None:
+        f = classify(
+            message if finding_message is None else finding_message,
+            rules=rules,
+            error_code=code if finding_code is None else finding_code,
+            status=status,
+        )
+        rows.append(
+            {
+                "source": source,
+                "exchange_id": exchange_id,
+                "location": location,
+                "call_id": call_id,
+                "kind": kind,
+                "status": None if _missing(status) else int(status),
+                "error_code": None if _missing(code) else code,
+                "message": None if _missing(message) else message,
+                "layer": f.layer,
+                "rule_id": f.rule_id,
+                "explanation": f.explanation,
+                "fix": f.fix,
+            }
+        )
 
     status = ex["status"].astype("Float64")
     failed = ex["terminal"].isin(_ERROR_TERMINALS).fillna(False) | (status >= 400).fillna(False)
@@ -329,7 +357,9 @@ def errors(capture, *, rules: list[Rule] | None = None):
             message = cut_text.get(r.exchange_id)
         add(r.source, r.exchange_id, r.location, None, "http" if http else "stream", r.status, r.error_code, message)
 
-    where = {r.exchange_id: (r.source, r.location) for r in ex[["exchange_id", "source", "location"]].itertuples(index=False)}
+    where = {
+        r.exchange_id: (r.source, r.location) for r in ex[["exchange_id", "source", "location"]].itertuples(index=False)
+    }
     results = capture.tool_results
     for r in results[results["is_error"].fillna(False).astype(bool)].itertuples(index=False):
         source, location = where.get(r.exchange_id, (None, None))
@@ -338,8 +368,10 @@ def errors(capture, *, rules: list[Rule] | None = None):
     # An HTTP capture holds DSH's refusals only as the function_call_output sent back in the next
     # request (and again in every later one): one row per call, at the first request that carried it.
     seen_calls = set(results["call_id"].dropna())
-    outputs = capture.inputs[(capture.inputs["item_type"] == "function_call_output")
-                             & capture.inputs["text"].str.startswith("Error: ", na=False)]
+    outputs = capture.inputs[
+        (capture.inputs["item_type"] == "function_call_output")
+        & capture.inputs["text"].str.startswith("Error: ", na=False)
+    ]
     for r in outputs.itertuples(index=False):
         if _missing(r.call_id) or r.call_id in seen_calls:
             continue
@@ -352,8 +384,18 @@ def errors(capture, *, rules: list[Rule] | None = None):
             continue
         inner = _RETRIED.match(p.message or "") if p.kind == "retried" else None
         if inner:  # classify what the failed attempt said, keep the toolkit's sentence as the message
-            add(p.source, p.exchange_id, p.location, None, "problem", None, None, p.message,
-                finding_message=inner["message"], finding_code=inner["code"].strip())
+            add(
+                p.source,
+                p.exchange_id,
+                p.location,
+                None,
+                "problem",
+                None,
+                None,
+                p.message,
+                finding_message=inner["message"],
+                finding_code=inner["code"].strip(),
+            )
         else:
             add(p.source, p.exchange_id, p.location, None, "problem", None, None, p.message)
 
@@ -371,5 +413,14 @@ def _frame(pd, rows: list[dict]):
     return pd.DataFrame(data, columns=list(ERRORS_COLUMNS))
 
 
-__all__ = ["ERROR_PROBLEM_KINDS", "LAYERS", "UNKNOWN", "Finding", "Rule", "RuleError", "classify", "errors",
-           "load_rules"]
+__all__ = [
+    "ERROR_PROBLEM_KINDS",
+    "LAYERS",
+    "UNKNOWN",
+    "Finding",
+    "Rule",
+    "RuleError",
+    "classify",
+    "errors",
+    "load_rules",
+]

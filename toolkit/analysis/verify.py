@@ -4,17 +4,17 @@ Each layer gives ``pass``, ``warn``, ``fail`` or ``no evidence``, a one-line sum
 rests on (counts, DSH's exact messages, an example call) and the fix. The layers themselves are in
 ``config``, ``serialization``, ``capability`` and ``execution``; this module only puts them side by side.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import pandas as pd
 
-from toolkit.layers import capability
-from toolkit.layers import execution
 from toolkit.capture import Capture
-from toolkit.layers.config import Settings
 from toolkit.knowledge.dsh_tools import SCHEMAS
+from toolkit.layers import capability, execution
+from toolkit.layers.config import Settings
 
 LAYERS = ("config", "serialization", "capability", "execution")
 VERDICTS = ("pass", "warn", "fail", "no evidence")
@@ -42,8 +42,18 @@ class Verification:
 
     @property
     def table(self) -> pd.DataFrame:
-        return pd.DataFrame([{"layer": r.layer, "verdict": r.verdict, "summary": r.summary,
-                              "evidence": "\n".join(r.evidence), "fix": "\n".join(r.fix)} for r in self.results])
+        return pd.DataFrame(
+            [
+                {
+                    "layer": r.layer,
+                    "verdict": r.verdict,
+                    "summary": r.summary,
+                    "evidence": "\n".join(r.evidence),
+                    "fix": "\n".join(r.fix),
+                }
+                for r in self.results
+            ]
+        )
 
     @property
     def ok(self) -> bool:
@@ -57,32 +67,45 @@ class Verification:
         from html import escape
 
         colour = {"pass": "#1a7f37", "warn": "#9a6700", "fail": "#cf222e", "no evidence": "#57606a"}
-        out = ['<table class="agent-contract-verdict"><thead><tr><th>layer</th><th>verdict</th>'
-               "<th>what the evidence says</th><th>fix</th></tr></thead><tbody>"]
+        out = [
+            '<table class="agent-contract-verdict"><thead><tr><th>layer</th><th>verdict</th>'
+            "<th>what the evidence says</th><th>fix</th></tr></thead><tbody>"
+        ]
         for r in self.results:
             items = "".join(f"<li>{escape(e)}</li>" for e in r.evidence)
             fixes = "".join(f"<li>{escape(f)}</li>" for f in r.fix)
-            out.append(f'<tr><td>{r.layer}</td><td style="color:{colour[r.verdict]};font-weight:bold">{r.verdict}</td>'
-                       f"<td style=\"text-align:left\"><b>{escape(r.summary)}</b><ul>{items}</ul></td>"
-                       f'<td style="text-align:left"><ul>{fixes}</ul></td></tr>')
+            out.append(
+                f'<tr><td>{r.layer}</td><td style="color:{colour[r.verdict]};font-weight:bold">{r.verdict}</td>'
+                f'<td style="text-align:left"><b>{escape(r.summary)}</b><ul>{items}</ul></td>'
+                f'<td style="text-align:left"><ul>{fixes}</ul></td></tr>'
+            )
         out.append("</tbody></table>")
         return "".join(out)
 
 
-def verify(settings: Settings | None, capture: Capture | None, *, mode: str | None = None,
-           dsh: str = execution.DEFAULT_DSH) -> Verification:
+def verify(
+    settings: Settings | None, capture: Capture | None, *, mode: str | None = None, dsh: str = execution.DEFAULT_DSH
+) -> Verification:
     """Run the four layers on a settings file and the captured evidence (HTTP captures and DSH sessions)."""
     capture = capture if capture is not None else _empty_capture()
     mode_source = "given" if mode else None
     if mode is None and settings is not None and settings.default_preset.get("sandbox_mode"):
         mode = settings.default_preset["sandbox_mode"]  # the mode a session starts in
         mode_source = f"settings: {settings.default_preset.get('source')}"
-    findings = settings.findings if settings is not None else pd.DataFrame(columns=["severity", "layer", "message", "fix", "dsh_message"])
+    findings = (
+        settings.findings
+        if settings is not None
+        else pd.DataFrame(columns=["severity", "layer", "message", "fix", "dsh_message"])
+    )
     caps = capability.check(settings, capture)
     replayed = execution.replay(capture, mode=mode, dsh=dsh, settings=settings)
     filled = _filled_calls(capture)
-    results = [_config(settings, findings), _serialization(findings, capture, filled),
-               _capability(findings, caps), _execution(replayed, capture, mode, dsh)]
+    results = [
+        _config(settings, findings),
+        _serialization(findings, capture, filled),
+        _capability(findings, caps),
+        _execution(replayed, capture, mode, dsh),
+    ]
     return Verification(results, findings, caps, replayed, filled, mode, mode_source)
 
 
@@ -97,8 +120,11 @@ def _from_findings(findings: pd.DataFrame, layer: str) -> tuple[str | None, list
     if rows.empty:
         return None, [], []
     worst = "fail" if (rows["severity"] == "error").any() else "warn" if (rows["severity"] == "warning").any() else None
-    evidence = [f"{r.severity} (line {r.line}): {r.message}" + (f" — DSH: {r.dsh_message}" if isinstance(r.dsh_message, str) else "")
-                for r in rows.itertuples()]
+    evidence = [
+        f"{r.severity} (line {r.line}): {r.message}"
+        + (f" — DSH: {r.dsh_message}" if isinstance(r.dsh_message, str) else "")
+        for r in rows.itertuples()
+    ]
     fixes = [r.fix for r in rows.itertuples() if isinstance(r.fix, str)]
     return worst, evidence, fixes
 
@@ -110,8 +136,9 @@ def _config(settings, findings) -> LayerResult:
     models = len(settings.models)
     if worst is None:
         return LayerResult("config", "pass", f"{len(settings.routes)} routes and {models} models resolve cleanly")
-    return LayerResult("config", worst, f"{len(evidence)} configuration finding{'s' if len(evidence) != 1 else ''}",
-                       evidence, fixes)
+    return LayerResult(
+        "config", worst, f"{len(evidence)} configuration finding{'s' if len(evidence) != 1 else ''}", evidence, fixes
+    )
 
 
 def _filled_calls(capture: Capture) -> pd.DataFrame:
@@ -127,9 +154,15 @@ def _filled_calls(capture: Capture) -> pd.DataFrame:
         props = (schema or {}).get("properties") or {}
         optional = [p for p in props if p not in ((schema or {}).get("required") or [])]
         if optional and all(p in call.arguments for p in optional):
-            rows.append({"exchange_id": call.exchange_id, "call_id": call.call_id, "tool": call.name,
-                         "strict_state": tools.iloc[0]["strict_state"] if len(tools) else None,
-                         "arguments": call.arguments})
+            rows.append(
+                {
+                    "exchange_id": call.exchange_id,
+                    "call_id": call.call_id,
+                    "tool": call.name,
+                    "strict_state": tools.iloc[0]["strict_state"] if len(tools) else None,
+                    "arguments": call.arguments,
+                }
+            )
     return pd.DataFrame(rows, columns=["exchange_id", "call_id", "tool", "strict_state", "arguments"])
 
 
@@ -143,14 +176,20 @@ def _serialization(findings, capture: Capture, filled: pd.DataFrame) -> LayerRes
         evidence.append("tools on the wire: " + ", ".join(f"strict {k} ×{v}" for k, v in sorted(states.items())))
     if len(filled):
         example = filled.iloc[0]
-        evidence.append(f"{len(filled)} calls filled every optional field (read as strict), e.g. {example['tool']} "
-                        f"{example['call_id']}: {example['arguments']}")
+        evidence.append(
+            f"{len(filled)} calls filled every optional field (read as strict), e.g. {example['tool']} "
+            f"{example['call_id']}: {example['arguments']}"
+        )
         absent = filled[filled["strict_state"].astype(str).isin(["absent", "null"])]
         if len(absent):
-            return LayerResult("serialization", "fail",
-                               f"`strict` was {'/'.join(sorted(set(absent['strict_state'].astype(str))))} and the model "
-                               "filled every optional field: the gateway read the tools as strict", evidence,
-                               fixes or ["send `strict: false` explicitly (compat.supportsStrictMode: true)"])
+            return LayerResult(
+                "serialization",
+                "fail",
+                f"`strict` was {'/'.join(sorted(set(absent['strict_state'].astype(str))))} and the model "
+                "filled every optional field: the gateway read the tools as strict",
+                evidence,
+                fixes or ["send `strict: false` explicitly (compat.supportsStrictMode: true)"],
+            )
     if worst is None:
         if not states:
             return LayerResult("serialization", "no evidence", "no HTTP capture with tools", evidence)
@@ -167,8 +206,13 @@ def _capability(findings, caps: pd.DataFrame) -> LayerResult:
         for r in bad.drop_duplicates("verdict").itertuples():
             evidence.append(f"{r.verdict}: {r.evidence}")
         if len(bad):
-            return LayerResult("capability", "fail", f"{len(bad)} of {len(caps)} image requests did not reach a model "
-                               "that takes them", evidence, fixes or ["declare `input: [text, image]` only where the backend accepts images"])
+            return LayerResult(
+                "capability",
+                "fail",
+                f"{len(bad)} of {len(caps)} image requests did not reach a model that takes them",
+                evidence,
+                fixes or ["declare `input: [text, image]` only where the backend accepts images"],
+            )
         return LayerResult("capability", "pass", f"{len(caps)} image requests, all declared and accepted", evidence)
     if worst is None:
         return LayerResult("capability", "no evidence", "no request carried an image", evidence)

@@ -1,5 +1,6 @@
 """What-if policies for layer 4: replay the captured calls under a changed policy and show, call by
 call, which failures the change would have avoided and which it would not."""
+
 from __future__ import annotations
 
 import copy
@@ -7,9 +8,9 @@ import copy
 import pandas as pd
 
 from toolkit.capture import Capture
-from toolkit.layers.execution import DEFAULT_DSH, check_call, replay
 from toolkit.knowledge import dsh_runtime as rt
 from toolkit.knowledge.dsh_tools import schema_for
+from toolkit.layers.execution import DEFAULT_DSH, check_call, replay
 from toolkit.layers.serialization import variants
 
 ESCALATION_FIELDS = ("sandbox_permissions", "justification")
@@ -39,7 +40,12 @@ def _prune(tool, args, mode, dsh, schema):
 
 
 def _same_mode(tool, args, mode, dsh, schema):
-    return args, schema, "0.1.6-alpha.2", "DSH 0.1.6-alpha.2: a request for the current mode is accepted without approval"
+    return (
+        args,
+        schema,
+        "0.1.6-alpha.2",
+        "DSH 0.1.6-alpha.2: a request for the current mode is accepted without approval",
+    )
 
 
 def _strip(tool, args, mode, dsh, schema):
@@ -64,8 +70,15 @@ def _strict_false(tool, args, mode, dsh, schema):
     row = variants({"name": tool, "parameters": schema}).set_index("strict").loc["false"]
     required = set(row["required"])
     sent = {k: v for k, v in args.items() if k in required}
-    return sent, schema, dsh, ("the model sends what the non-strict schema requires, as gw-coder does in the lab's "
-                               "after-fix capture; a model that sets escalation fields unprompted is not helped")
+    return (
+        sent,
+        schema,
+        dsh,
+        (
+            "the model sends what the non-strict schema requires, as gw-coder does in the lab's "
+            "after-fix capture; a model that sets escalation fields unprompted is not helped"
+        ),
+    )
 
 
 POLICIES = {
@@ -87,11 +100,28 @@ def whatif(capture: Capture, *, mode: str | None = None, dsh: str = DEFAULT_DSH,
             args, schema2, dsh2, how = POLICIES[name](call.tool, call.arguments, call.effective_mode, dsh, schema)
             approval = call.approval if isinstance(call.approval, str) else "allowed-once"
             v = check_call(call.tool, args, mode=call.effective_mode, dsh=dsh2, approval=approval, schema=schema2)
-            outcome = ("avoided" if not call.ok and v.ok else "still fails" if not call.ok else
-                       "newly fails" if not v.ok else "no failure")
-            rows.append({"call_id": call.call_id, "tool": call.tool, "effective_mode": call.effective_mode,
-                         "baseline": call.message or "runs", "baseline_stage": call.stage, "policy": name,
-                         "outcome": outcome, "message": v.message, "how": how})
+            outcome = (
+                "avoided"
+                if not call.ok and v.ok
+                else "still fails"
+                if not call.ok
+                else "newly fails"
+                if not v.ok
+                else "no failure"
+            )
+            rows.append(
+                {
+                    "call_id": call.call_id,
+                    "tool": call.tool,
+                    "effective_mode": call.effective_mode,
+                    "baseline": call.message or "runs",
+                    "baseline_stage": call.stage,
+                    "policy": name,
+                    "outcome": outcome,
+                    "message": v.message,
+                    "how": how,
+                }
+            )
     df = pd.DataFrame(rows, columns=COLUMNS)
     df["outcome"] = df["outcome"].astype(pd.CategoricalDtype(["avoided", "still fails", "newly fails", "no failure"]))
     return df

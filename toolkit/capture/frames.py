@@ -3,6 +3,7 @@
 Small vocabularies are categoricals with fixed categories, so filters and plots are predictable;
 columns that can be missing use nullable dtypes; times are UTC.
 """
+
 from __future__ import annotations
 
 import pandas as pd

@@ -2,6 +2,7 @@
 
 Redaction happens here, at the one boundary every value crosses on its way to a frame.
 """
+
 from __future__ import annotations
 
 import sys
@@ -13,8 +14,8 @@ from pathlib import Path
 import pandas as pd
 
 from toolkit.capture import frames
-from toolkit.errors import CaptureError
 from toolkit.capture.redact import redact_header, redact_obj, redact_text
+from toolkit.errors import CaptureError
 from toolkit.sources import detect
 from toolkit.wire.records import Decoded, EntryCount, Event, Problem, ToolResult
 from toolkit.wire.schemas import schema_facts, schema_hash, strict_state
@@ -22,8 +23,21 @@ from toolkit.wire.schemas import schema_facts, schema_hash, strict_state
 FRAME_NAMES = tuple(frames.SCHEMAS)
 
 
-_SUMMARY_COLUMNS = ["source", "format", "unit", "entries", "read", "lost", "reconciles", "exchanges", "events",
-                    "tools", "calls", "inputs", "problems"]
+_SUMMARY_COLUMNS = [
+    "source",
+    "format",
+    "unit",
+    "entries",
+    "read",
+    "lost",
+    "reconciles",
+    "exchanges",
+    "events",
+    "tools",
+    "calls",
+    "inputs",
+    "problems",
+]
 
 
 class Summary(pd.DataFrame):
@@ -88,8 +102,9 @@ class Capture:
         return f"<Capture {counts}>"
 
 
-def load_capture(path, *, format: str | None = None, redact: bool = True, progress: bool | None = None,
-                 keep_bodies: bool = False) -> Capture:
+def load_capture(
+    path, *, format: str | None = None, redact: bool = True, progress: bool | None = None, keep_bodies: bool = False
+) -> Capture:
     """Read one capture file (HAR, JSONL log, SSE body, DSH session, mitmproxy flows) into frames.
 
     The format is sniffed from the content; ``format=`` forces one of ``detect.FORMATS``. Secrets are
@@ -100,8 +115,14 @@ def load_capture(path, *, format: str | None = None, redact: bool = True, progre
     return load_captures([path], format=format, redact=redact, progress=progress, keep_bodies=keep_bodies)
 
 
-def load_captures(paths: Iterable, *, format: str | None = None, redact: bool = True, progress: bool | None = None,
-                  keep_bodies: bool = False) -> Capture:
+def load_captures(
+    paths: Iterable,
+    *,
+    format: str | None = None,
+    redact: bool = True,
+    progress: bool | None = None,
+    keep_bodies: bool = False,
+) -> Capture:
     """Like ``load_capture`` for several files at once, into one set of frames."""
     builder = _Builder(redact=redact, keep_bodies=keep_bodies)
     paths = [Path(p) for p in paths]
@@ -164,7 +185,9 @@ class _Progress:
             now = time.monotonic()
             if now - self.last >= 0.5:
                 self.last = now
-                print(f"\r{self.source}: {self.n} records, {now - self.start:.1f}s", end="", file=sys.stderr, flush=True)
+                print(
+                    f"\r{self.source}: {self.n} records, {now - self.start:.1f}s", end="", file=sys.stderr, flush=True
+                )
 
     def __exit__(self, exc_type, exc, tb):
         if self.enabled and self.last != self.start:
@@ -202,15 +225,32 @@ class _Builder:
         if isinstance(rec, Decoded):
             self._decoded(rec)
         elif isinstance(rec, Event):
-            self.rows["events"].append((
-                rec.source, rec.location, rec.exchange_id, rec.seq, rec.time, rec.type, rec.turn, rec.step,
-                self._obj(rec.payload),
-            ))
+            self.rows["events"].append(
+                (
+                    rec.source,
+                    rec.location,
+                    rec.exchange_id,
+                    rec.seq,
+                    rec.time,
+                    rec.type,
+                    rec.turn,
+                    rec.step,
+                    self._obj(rec.payload),
+                )
+            )
         elif isinstance(rec, ToolResult):
-            self.rows["tool_results"].append((
-                rec.exchange_id, rec.call_id, rec.turn, rec.step, rec.is_error, self._txt(rec.text),
-                rec.error_name, rec.error_code,
-            ))
+            self.rows["tool_results"].append(
+                (
+                    rec.exchange_id,
+                    rec.call_id,
+                    rec.turn,
+                    rec.step,
+                    rec.is_error,
+                    self._txt(rec.text),
+                    rec.error_name,
+                    rec.error_code,
+                )
+            )
         elif isinstance(rec, Problem):
             self.rows["problems"].append((rec.source, rec.location, rec.kind, self._txt(rec.message), rec.exchange_id))
         elif isinstance(rec, EntryCount):
@@ -222,13 +262,37 @@ class _Builder:
         ex = d.exchange
         xid = ex.exchange_id
         txt = self._txt
-        self.rows["exchanges"].append((
-            xid, ex.source, ex.location, ex.started_at, ex.method, txt(ex.url), ex.host, ex.path,
-            endpoint(ex.host, ex.path, ex.provider), ex.api,
-            ex.provider, ex.model, ex.stream, ex.status, ex.duration_ms, ex.request_bytes, ex.response_bytes,
-            ex.terminal, ex.error_type, ex.error_code, txt(ex.error_message), ex.input_tokens, ex.output_tokens,
-            ex.cache_read_tokens, ex.reasoning_tokens, ex.body_fidelity, ex.log_id,
-        ))
+        self.rows["exchanges"].append(
+            (
+                xid,
+                ex.source,
+                ex.location,
+                ex.started_at,
+                ex.method,
+                txt(ex.url),
+                ex.host,
+                ex.path,
+                endpoint(ex.host, ex.path, ex.provider),
+                ex.api,
+                ex.provider,
+                ex.model,
+                ex.stream,
+                ex.status,
+                ex.duration_ms,
+                ex.request_bytes,
+                ex.response_bytes,
+                ex.terminal,
+                ex.error_type,
+                ex.error_code,
+                txt(ex.error_message),
+                ex.input_tokens,
+                ex.output_tokens,
+                ex.cache_read_tokens,
+                ex.reasoning_tokens,
+                ex.body_fidelity,
+                ex.log_id,
+            )
+        )
         if self.keep_bodies and d.request is not None:
             self.rows["bodies"].append((xid, self._obj(d.request)))
         echoed = {}
@@ -246,24 +310,55 @@ class _Builder:
                 self.schemas[h] = [tool.parameters, len(props) if isinstance(props, dict) else 0, 1, xid]
             else:
                 entry[2] += 1
-            tools.append((
-                xid, pos, tool.name, tool.kind, tool.strict_state, facts.required, facts.optional,
-                facts.additional_properties, h, echoed.get(tool.name),
-            ))
+            tools.append(
+                (
+                    xid,
+                    pos,
+                    tool.name,
+                    tool.kind,
+                    tool.strict_state,
+                    facts.required,
+                    facts.optional,
+                    facts.additional_properties,
+                    h,
+                    echoed.get(tool.name),
+                )
+            )
         calls = self.rows["calls"]
         for c in d.calls:
-            calls.append((
-                xid, c.call_id, c.item_id, c.name, txt(c.arguments_raw), self._obj(c.arguments), c.parse_error, c.complete,
-            ))
+            calls.append(
+                (
+                    xid,
+                    c.call_id,
+                    c.item_id,
+                    c.name,
+                    txt(c.arguments_raw),
+                    self._obj(c.arguments),
+                    c.parse_error,
+                    c.complete,
+                )
+            )
         inputs = self.rows["inputs"]
         preview = frames.TEXT_PREVIEW
         for p in d.inputs:
             text = p.text
-            inputs.append((
-                xid, p.item_index, p.part_index, p.role, p.item_type, p.part_type, p.call_id, p.name, p.media_type,
-                p.byte_size, None if text is None else len(text), None if text is None else txt(text[:preview]),
-                p.image_dropped,
-            ))
+            inputs.append(
+                (
+                    xid,
+                    p.item_index,
+                    p.part_index,
+                    p.role,
+                    p.item_type,
+                    p.part_type,
+                    p.call_id,
+                    p.name,
+                    p.media_type,
+                    p.byte_size,
+                    None if text is None else len(text),
+                    None if text is None else txt(text[:preview]),
+                    p.image_dropped,
+                )
+            )
         headers = self.rows["headers"]
         for h in d.headers:
             value = redact_header(h.name, h.value) if self.redact else h.value

@@ -3,6 +3,7 @@
 Captures made by mitmproxy keep ``Authorization`` unredacted, and models echo keys into tool
 arguments, so every string that reaches a DataFrame, a report or a log passes through here first.
 """
+
 from __future__ import annotations
 
 import re
@@ -59,8 +60,23 @@ _SECRET_RE = re.compile("|".join(f"(?:{p})" for p in _PATTERNS), re.MULTILINE | 
 _SECRET_KEY_RE = re.compile(rf"(?i)^{_SECRET_KEY}$")
 # Cheap pre-check: every pattern above needs one of these lower-case substrings, and plain
 # substring tests are an order of magnitude faster than the combined regex on clean text.
-_HINTS = ("sk-", "k_", "bearer", "basic", "eyj", "akia", "gh", "xox", "aiza", "hf_", "key", "token", "secret",
-          "passw", "authorization")
+_HINTS = (
+    "sk-",
+    "k_",
+    "bearer",
+    "basic",
+    "eyj",
+    "akia",
+    "gh",
+    "xox",
+    "aiza",
+    "hf_",
+    "key",
+    "token",
+    "secret",
+    "passw",
+    "authorization",
+)
 
 
 def _replace(m: re.Match) -> str:

@@ -3,6 +3,7 @@
 ``resolveModelInfo`` refuses when the resolved ``inputModalities`` is undefined or lacks ``image``.
 Sources: ``deepseek-ai/deepseek-harness`` 0.1.1-rc.2, the paths named per message.
 """
+
 from __future__ import annotations
 
 MARKER = "does not declare image input"  # common to the read_image, MCP and ACP texts
@@ -15,8 +16,10 @@ def adapter_refusal(model: str) -> str:
 
 def read_image_refusal(path: str, model: str) -> str:
     """``packages/fs/tool-fs/src/read-image.ts`` (a plain Error; the tool result is ``Error: <this>``)."""
-    return (f'cannot read "{path}" as an image: model "{model}" does not declare image input; '
-            "switch to an image-capable model to read images")
+    return (
+        f'cannot read "{path}" as an image: model "{model}" does not declare image input; '
+        "switch to an image-capable model to read images"
+    )
 
 
 def acp_refusal(model: str) -> str:

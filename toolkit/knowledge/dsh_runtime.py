@@ -9,6 +9,7 @@ Read at ``deepseek-ai/deepseek-harness`` b150a551 (``dsh-v0.1.1-rc.2``):
 (first in ``dsh-v0.1.6-alpha.2``); the longer rejection text was read at 0.1.7-rc.2
 (``zsagi1368/deepseek-harness-zDSH``), and from which release it applies is not confirmed.
 """
+
 from __future__ import annotations
 
 import json
@@ -50,12 +51,20 @@ def strictly_wider(target: str, current: str) -> bool:
 
 # ---- stage 1: the JSON-schema check of the advertised schema (only advertised keys are checked)
 
+
 def must_be_one_of(prop: str, values) -> str:
     return f'"{prop}" must be one of {json.dumps(list(values), separators=(",", ":"))}'
 
 
-_TYPE_PHRASE = {"string": "a string", "number": "a number", "integer": "an integer", "boolean": "a boolean",
-                "array": "an array", "object": "an object", "null": "null"}
+_TYPE_PHRASE = {
+    "string": "a string",
+    "number": "a number",
+    "integer": "an integer",
+    "boolean": "a boolean",
+    "array": "an array",
+    "object": "an object",
+    "null": "null",
+}
 
 
 def must_be_type(prop: str, type_name: str) -> str:
@@ -109,6 +118,7 @@ NO_FS_SANDBOX = "sandbox_permissions is not available in this composition (no sa
 
 
 # ---- stages 5-8: approveEscalation
+
 
 def not_strictly_wider(target: str, effective: str) -> str:
     return f'sandbox escalation to "{target}" is not strictly wider than this call\'s current "{effective}" mode'

@@ -6,6 +6,7 @@ agrees with ``../shared/reference/dsh.md`` §2-§3 for 0.1.1-rc.2 wherever dsh.m
 ``packages/llm/llm-pi-ai/src/catalog.ts`` (``resolveRouteModels``, compat gates),
 ``packages/core/agent-default-model/src/index.ts``, ``packages/interaction/permission-presets``.
 """
+
 from __future__ import annotations
 
 NAMESPACE = "llm-pi-ai"
@@ -16,13 +17,32 @@ MODALITIES = ("text", "image")
 REMOVED_ROUTE_FIELDS = ("provider", "maxRetries", "maxRetryDelayMs")
 
 # catalog.ts compat gates: per api, the offered fields in gate order (withheld ones are refused).
-_COMPLETIONS = ("supportsStore", "supportsDeveloperRole", "supportsReasoningEffort", "supportsUsageInStreaming",
-                "maxTokensField", "requiresToolResultName", "requiresAssistantAfterToolResult",
-                "requiresThinkingAsText", "requiresReasoningContentOnAssistantMessages", "thinkingFormat",
-                "chatTemplateKwargs", "supportsStrictMode", "cacheControlFormat", "supportsLongCacheRetention")
+_COMPLETIONS = (
+    "supportsStore",
+    "supportsDeveloperRole",
+    "supportsReasoningEffort",
+    "supportsUsageInStreaming",
+    "maxTokensField",
+    "requiresToolResultName",
+    "requiresAssistantAfterToolResult",
+    "requiresThinkingAsText",
+    "requiresReasoningContentOnAssistantMessages",
+    "thinkingFormat",
+    "chatTemplateKwargs",
+    "supportsStrictMode",
+    "cacheControlFormat",
+    "supportsLongCacheRetention",
+)
 _RESPONSES = ("supportsDeveloperRole", "supportsStrictMode", "supportsLongCacheRetention")
-_ANTHROPIC = ("supportsEagerToolInputStreaming", "supportsLongCacheRetention", "supportsCacheControlOnTools",
-              "supportsTemperature", "forceAdaptiveThinking", "allowEmptySignature", "supportsStrictTools")
+_ANTHROPIC = (
+    "supportsEagerToolInputStreaming",
+    "supportsLongCacheRetention",
+    "supportsCacheControlOnTools",
+    "supportsTemperature",
+    "forceAdaptiveThinking",
+    "allowEmptySignature",
+    "supportsStrictTools",
+)
 COMPAT_OFFERED: dict[str, tuple[str, ...]] = {
     "openai-completions": _COMPLETIONS,
     "openai-responses": _RESPONSES,
@@ -31,11 +51,20 @@ COMPAT_OFFERED: dict[str, tuple[str, ...]] = {
     "anthropic-messages": _ANTHROPIC,
     "bedrock-converse-stream": ("supportsStrictMode",),
 }
-COMPAT_WITHHELD = frozenset({
-    "openRouterRouting", "vercelGatewayRouting", "zaiToolStream", "supportsOpenAIGrammarTools",
-    "sendSessionAffinityHeaders", "deferredToolsMode", "sessionAffinityFormat", "supportsToolSearch",
-    "supportsExplicitPromptCacheMode", "supportsToolReferences",
-})
+COMPAT_WITHHELD = frozenset(
+    {
+        "openRouterRouting",
+        "vercelGatewayRouting",
+        "zaiToolStream",
+        "supportsOpenAIGrammarTools",
+        "sendSessionAffinityHeaders",
+        "deferredToolsMode",
+        "sessionAffinityFormat",
+        "supportsToolSearch",
+        "supportsExplicitPromptCacheMode",
+        "supportsToolReferences",
+    }
+)
 APIS = tuple(COMPAT_OFFERED)
 
 
@@ -53,6 +82,7 @@ def compat_protocols(field: str) -> list[str]:
 
 # ---- the texts DSH refuses a settings section with (each prefixed by ``llm-pi-ai: provider "<p>" ``)
 
+
 def refused(route: str, detail: str) -> str:
     return f'llm-pi-ai: provider "{route}" {detail}'
 
@@ -65,7 +95,9 @@ def removed_provider(route: str) -> str:
 
 
 def removed_retries(route: str) -> str:
-    return refused(route, "sets maxRetries or maxRetryDelayMs, which were removed; compose agent recovery with dsh-llm-retry")
+    return refused(
+        route, "sets maxRetries or maxRetryDelayMs, which were removed; compose agent recovery with dsh-llm-retry"
+    )
 
 
 def empty_default_input(route: str) -> str:
@@ -85,8 +117,11 @@ def empty_model_id(route: str) -> str:
 
 
 def needs_api(route: str, model: str) -> str:
-    return refused(route, f'model "{model}" needs an api; the installed catalog does not describe it, so set the '
-                          "route's api to the wire protocol its endpoint speaks")
+    return refused(
+        route,
+        f'model "{model}" needs an api; the installed catalog does not describe it, so set the '
+        "route's api to the wire protocol its endpoint speaks",
+    )
 
 
 def needs_base_url(route: str, model: str) -> str:
@@ -94,48 +129,72 @@ def needs_base_url(route: str, model: str) -> str:
 
 
 def no_models(route: str) -> str:
-    return refused(route, "resolves no models; the installed catalog does not describe this route, so its models "
-                          "must be listed in configuration")
+    return refused(
+        route,
+        "resolves no models; the installed catalog does not describe this route, so its models "
+        "must be listed in configuration",
+    )
 
 
 def compat_undeclared(route: str, site: str, field: str) -> str:
-    return refused(route, f'{site} sets compat "{field}", which no wire protocol declares; the configurable '
-                          f"switches are {', '.join(all_offered_compat())}")
+    return refused(
+        route,
+        f'{site} sets compat "{field}", which no wire protocol declares; the configurable '
+        f"switches are {', '.join(all_offered_compat())}",
+    )
 
 
 def compat_withheld(route: str, site: str, field: str) -> str:
-    return refused(route, f'{site} sets compat "{field}", which is not configurable here: pi-ai\'s installed '
-                          "catalog sets it for the vendors that need it, so name that provider as the route instead")
+    return refused(
+        route,
+        f'{site} sets compat "{field}", which is not configurable here: pi-ai\'s installed '
+        "catalog sets it for the vendors that need it, so name that provider as the route instead",
+    )
 
 
 def compat_valueless(route: str, site: str, field: str) -> str:
-    return refused(route, f'{site} sets compat "{field}" with no value; give it one, or remove the key to leave '
-                          "the field to the next layer — the installed catalog entry, then pi-ai's own detection")
+    return refused(
+        route,
+        f'{site} sets compat "{field}" with no value; give it one, or remove the key to leave '
+        "the field to the next layer — the installed catalog entry, then pi-ai's own detection",
+    )
 
 
 def compat_wrong_api(route: str, model: str, field: str, api: str) -> str:
     offered = COMPAT_OFFERED.get(api, ())
-    return refused(route, f'model "{model}" sets compat "{field}", but its api is "{api}", which does not take it; '
-                          f"that switch exists on {', '.join(compat_protocols(field))}, and \"{api}\" offers "
-                          f"{', '.join(offered) if offered else 'no configurable compat'}")
+    return refused(
+        route,
+        f'model "{model}" sets compat "{field}", but its api is "{api}", which does not take it; '
+        f'that switch exists on {", ".join(compat_protocols(field))}, and "{api}" offers '
+        f"{', '.join(offered) if offered else 'no configurable compat'}",
+    )
 
 
 def compat_unreadable_on_route(route: str, field: str) -> str:
-    return refused(route, f'sets compat "{field}", but no model on the route speaks a protocol that takes it; it '
-                          f"exists on {', '.join(compat_protocols(field))}")
+    return refused(
+        route,
+        f'sets compat "{field}", but no model on the route speaks a protocol that takes it; it '
+        f"exists on {', '.join(compat_protocols(field))}",
+    )
 
 
 def empty_reasoning_efforts(route: str, model: str) -> str:
-    return refused(route, f'model "{model}" has an empty reasoningEfforts; declare the offered levels, set false '
-                          "for a non-reasoning model, or omit the field to keep the installed catalog's capability")
+    return refused(
+        route,
+        f'model "{model}" has an empty reasoningEfforts; declare the offered levels, set false '
+        "for a non-reasoning model, or omit the field to keep the installed catalog's capability",
+    )
 
 
 # ---- runtime texts (dsh.md §2.3; the credential text as DSH's credential resolution writes it)
 
+
 def missing_credential(route: str, ref: str) -> str:
-    return (f'llm-pi-ai: no credential for provider route "{route}"; its profile resolves {ref}, which is not set — '
-            f"store {ref} through the credentials service (the web Models page writes it) or export it in the "
-            "launching environment")
+    return (
+        f'llm-pi-ai: no credential for provider route "{route}"; its profile resolves {ref}, which is not set — '
+        f"store {ref} through the credentials service (the web Models page writes it) or export it in the "
+        "launching environment"
+    )
 
 
 def unknown_model(route: str, model: str) -> str:

@@ -8,6 +8,7 @@ escalation fields and the sentence appended to the description are the ones DSH 
 ``FsSandboxController.schemaFields()`` (their parameter descriptions here are the lab's wording: dsh.md
 gives no exact text, and validation does not read descriptions).
 """
+
 from __future__ import annotations
 
 import copy
@@ -36,34 +37,67 @@ BASH_PARAMETERS = {
     "type": "object",
     "properties": {
         "command": {"type": "string", "description": "The bash command to execute."},
-        "description": {"type": "string", "description": (
-            "Clear, concise description of what this command does in active voice, 5-10 words (shown in the UI). "
-            "Examples: \"ls\" → \"List files in current directory\"; \"git status\" → \"Show working tree status\"; "
-            "\"npm install\" → \"Install package dependencies\".")},
-        "timeoutMs": {"type": "number", "description": (
-            "Timeout in milliseconds. The executor applies its configured default and cap, and kills the command on expiry.")},
-        "workdir": {"type": "string", "description": (
-            "Working directory for this command. Defaults to the session workspace; a relative path is resolved against it.")},
-        "run_in_background": {"type": "boolean", "description": (
-            "Run in the background and return a job id immediately (collect with job_output, stop with job_kill). "
-            "No timeout applies.")},
-        "sandbox_permissions": {"type": "string", "description": (
-            "The wider sandbox mode this command needs. Only valid as a one-shot retry of a command the sandbox just "
-            "denied; requires justification and user approval."), "enum": ["workspace-write", "danger-full-access"]},
-        "justification": {"type": "string", "description": (
-            "Required with sandbox_permissions: one sentence for the user explaining why this exact command needs the "
-            "wider access.")},
+        "description": {
+            "type": "string",
+            "description": (
+                "Clear, concise description of what this command does in active voice, 5-10 words (shown in the UI). "
+                'Examples: "ls" → "List files in current directory"; "git status" → "Show working tree status"; '
+                '"npm install" → "Install package dependencies".'
+            ),
+        },
+        "timeoutMs": {
+            "type": "number",
+            "description": (
+                "Timeout in milliseconds. The executor applies its configured default and cap, and kills the command on expiry."
+            ),
+        },
+        "workdir": {
+            "type": "string",
+            "description": (
+                "Working directory for this command. Defaults to the session workspace; a relative path is resolved against it."
+            ),
+        },
+        "run_in_background": {
+            "type": "boolean",
+            "description": (
+                "Run in the background and return a job id immediately (collect with job_output, stop with job_kill). "
+                "No timeout applies."
+            ),
+        },
+        "sandbox_permissions": {
+            "type": "string",
+            "description": (
+                "The wider sandbox mode this command needs. Only valid as a one-shot retry of a command the sandbox just "
+                "denied; requires justification and user approval."
+            ),
+            "enum": ["workspace-write", "danger-full-access"],
+        },
+        "justification": {
+            "type": "string",
+            "description": (
+                "Required with sandbox_permissions: one sentence for the user explaining why this exact command needs the "
+                "wider access."
+            ),
+        },
     },
     "required": ["command", "description"],
 }
 _ESCALATION = {k: BASH_PARAMETERS["properties"][k] for k in ("sandbox_permissions", "justification")}
 _FS_ESCALATION = {
-    "sandbox_permissions": {**_ESCALATION["sandbox_permissions"], "description": (
-        "The wider sandbox mode this file operation needs. Only valid as a one-shot retry of an operation the sandbox "
-        "just denied; requires justification and user approval.")},
-    "justification": {**_ESCALATION["justification"], "description": (
-        "Required with sandbox_permissions: one sentence for the user explaining why this exact file operation needs "
-        "the wider access.")},
+    "sandbox_permissions": {
+        **_ESCALATION["sandbox_permissions"],
+        "description": (
+            "The wider sandbox mode this file operation needs. Only valid as a one-shot retry of an operation the sandbox "
+            "just denied; requires justification and user approval."
+        ),
+    },
+    "justification": {
+        **_ESCALATION["justification"],
+        "description": (
+            "Required with sandbox_permissions: one sentence for the user explaining why this exact file operation needs "
+            "the wider access."
+        ),
+    },
 }
 WRITE_PARAMETERS = {
     "type": "object",

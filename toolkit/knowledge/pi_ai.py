@@ -5,6 +5,7 @@ Sources: ``earendil-works/pi`` ``packages/ai/src/api/openai-responses.ts`` (``ge
 ``azure-openai-responses.ts``, ``openai-completions.ts`` (``detectCompat``); 0.73.1 from
 ``@mariozechner/pi-ai`` ``src/providers/*``. Observed with the lab's client (``lab/client/selftest.mjs``).
 """
+
 from __future__ import annotations
 
 VERSIONS = ("1.6.0", "0.73.1")
@@ -19,13 +20,20 @@ STRICT_MODE_DEFAULT = {
 }
 # convertResponsesTools' own default, used only when a caller passes nothing; every provider passes
 # its resolved value, so this never decides what is sent.
-CONVERT_TOOLS_LOCAL_DEFAULT = (True, "convertResponsesTools `options.supportsStrictMode ?? true` "
-                                     "(openai-responses-shared.ts:437)")
+CONVERT_TOOLS_LOCAL_DEFAULT = (
+    True,
+    "convertResponsesTools `options.supportsStrictMode ?? true` (openai-responses-shared.ts:437)",
+)
 
 # Known catalog providers whose generated models set supportsStrictMode (pi-ai.md §1.1).
 CATALOG_STRICT_MODE = {
-    "openai": True, "github-copilot": True, "openrouter": True,
-    "moonshot": False, "kimi": False, "together": False, "nvidia": False,
+    "openai": True,
+    "github-copilot": True,
+    "openrouter": True,
+    "moonshot": False,
+    "kimi": False,
+    "together": False,
+    "nvidia": False,
 }
 
 

@@ -4,15 +4,31 @@
 pi-ai's own message where pi-ai throws ``UnsupportedStrictJsonSchemaError``, plus the rule number
 (pi-ai.md §3) and the JSON path pi-ai does not report.
 """
+
 from __future__ import annotations
 
 import copy
 from typing import Any
 
 # Rule 2: keywords whose presence pi-ai refuses, in the order it checks them.
-UNSUPPORTED_KEYWORDS = ("$ref", "$defs", "definitions", "allOf", "oneOf", "patternProperties", "dependentSchemas",
-                        "dependencies", "unevaluatedProperties", "propertyNames", "contains", "prefixItems", "not",
-                        "if", "then", "else")
+UNSUPPORTED_KEYWORDS = (
+    "$ref",
+    "$defs",
+    "definitions",
+    "allOf",
+    "oneOf",
+    "patternProperties",
+    "dependentSchemas",
+    "dependencies",
+    "unevaluatedProperties",
+    "propertyNames",
+    "contains",
+    "prefixItems",
+    "not",
+    "if",
+    "then",
+    "else",
+)
 
 
 class StrictSchemaError(ValueError):

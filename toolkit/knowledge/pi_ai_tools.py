@@ -5,6 +5,7 @@ unless compat says otherwise), ``resolveJsonSchemaStrictSampling`` decides a too
 ``constrainedSampling``, and ``convertResponsesTools`` (or completions' ``convertTools``) writes the
 key only when strict mode is supported.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -48,16 +49,26 @@ def resolve_strict(tool: dict, supported: bool) -> tuple[bool | None, dict | Non
         return None, None
 
 
-def convert_responses_tools(tools: list[dict], options: dict | None = None, *, version: str = DEFAULT_VERSION) -> list[dict]:
+def convert_responses_tools(
+    tools: list[dict], options: dict | None = None, *, version: str = DEFAULT_VERSION
+) -> list[dict]:
     """``convertResponsesTools`` called directly. A key missing from ``options`` is JavaScript's
     ``undefined``; the local defaults apply only then (``strict`` → ``false``, ``supportsStrictMode``
     → ``true``), and no provider ever leaves ``supportsStrictMode`` undefined."""
     opts = options or {}
     if version == "0.73.1":  # no transform, no constrainedSampling: `strict ?? false`, null kept
         strict = opts.get("strict", False) if "strict" in opts else False
-        return [{"type": "function", "name": t.get("name"), "description": t.get("description"),
-                 "parameters": t.get("parameters"), "strict": strict} for t in tools]
-    default_strict = opts["strict"] if "strict" in opts else False
+        return [
+            {
+                "type": "function",
+                "name": t.get("name"),
+                "description": t.get("description"),
+                "parameters": t.get("parameters"),
+                "strict": strict,
+            }
+            for t in tools
+        ]
+    default_strict = opts.get("strict", False)
     supported = True if opts.get("supportsStrictMode") is None else bool(opts["supportsStrictMode"])
     grammar = bool(opts.get("supportsOpenAIGrammarTools"))
     out = []
@@ -71,8 +82,12 @@ def convert_responses_tools(tools: list[dict], options: dict | None = None, *, v
             strict = default_strict
             if strict is True:  # a direct `strict: true` transforms too, and may throw uncaught
                 transformed = make_strict(tool.get("parameters"))
-        entry: dict[str, Any] = {"type": "function", "name": tool.get("name"), "description": tool.get("description"),
-                                 "parameters": transformed if strict is True else tool.get("parameters")}
+        entry: dict[str, Any] = {
+            "type": "function",
+            "name": tool.get("name"),
+            "description": tool.get("description"),
+            "parameters": transformed if strict is True else tool.get("parameters"),
+        }
         if opts.get("toolSearchResult"):
             entry["defer_loading"] = True
         if supported:
@@ -83,15 +98,23 @@ def convert_responses_tools(tools: list[dict], options: dict | None = None, *, v
 
 def _grammar_tool(tool: dict, cs: dict, deferred: bool) -> dict:
     variants = cs.get("variants") or {}
-    syntax, definition = ("lark", variants["openai_lark"]) if "openai_lark" in variants else ("regex", variants.get("openai_regex"))
-    entry = {"type": "custom", "name": tool.get("name"), "description": tool.get("description"),
-             "format": {"type": "grammar", "syntax": syntax, "definition": definition}}
+    syntax, definition = (
+        ("lark", variants["openai_lark"]) if "openai_lark" in variants else ("regex", variants.get("openai_regex"))
+    )
+    entry = {
+        "type": "custom",
+        "name": tool.get("name"),
+        "description": tool.get("description"),
+        "format": {"type": "grammar", "syntax": syntax, "definition": definition},
+    }
     if deferred:
         entry["defer_loading"] = True
     return entry
 
 
-def convert_tools(tools: list[dict], *, api: str, compat: dict | None = None, pi_ai: str = DEFAULT_VERSION) -> list[dict]:
+def convert_tools(
+    tools: list[dict], *, api: str, compat: dict | None = None, pi_ai: str = DEFAULT_VERSION
+) -> list[dict]:
     """The tools array pi-ai's provider for ``api`` sends (the module docstring says how it is decided).
     Raises ``PiAiRefusal`` with pi-ai's text where pi-ai refuses before sending."""
     if api not in APIS:
@@ -112,8 +135,11 @@ def convert_tools(tools: list[dict], *, api: str, compat: dict | None = None, pi
 def _completions_tool(tool: dict, compat: dict | None, version: str) -> dict:
     """completions' ``convertTools``: nested under ``function``; ``strict`` only when strict mode is
     supported (1.6.0), or unless compat says ``false`` (0.73.1)."""
-    fn: dict[str, Any] = {"name": tool.get("name"), "description": tool.get("description"),
-                          "parameters": tool.get("parameters")}
+    fn: dict[str, Any] = {
+        "name": tool.get("name"),
+        "description": tool.get("description"),
+        "parameters": tool.get("parameters"),
+    }
     if version == "0.73.1":
         if (compat or {}).get("supportsStrictMode") is not False:
             fn["strict"] = False

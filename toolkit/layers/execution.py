@@ -4,6 +4,7 @@
 ``replay`` runs every captured call through it under the mode the evidence says the call ran in and
 shows, next to each verdict, the tool result DSH really returned where the capture holds one.
 """
+
 from __future__ import annotations
 
 import json
@@ -21,9 +22,18 @@ DEFAULT_DSH = "0.1.1-rc.2"
 TOOLS = rt.SHELL_TOOLS + rt.FS_TOOLS
 APPROVALS = ("allowed-once", "rejected", "cancelled", "unavailable")
 # stage id -> name, in DSH's order (dsh.md §5)
-STAGES = {"1": "schema", "2": "tool-args", "3a": "escalation-pairing", "3b": "escalation-pairing",
-          "3c": "justification", "4": "composition", "5": "widening", "6": "approval-service",
-          "7": "approval-agent", "8": "approval"}
+STAGES = {
+    "1": "schema",
+    "2": "tool-args",
+    "3a": "escalation-pairing",
+    "3b": "escalation-pairing",
+    "3c": "justification",
+    "4": "composition",
+    "5": "widening",
+    "6": "approval-service",
+    "7": "approval-agent",
+    "8": "approval",
+}
 
 
 @dataclass(frozen=True)
@@ -50,7 +60,9 @@ def _json_type(value: Any, expected: str) -> bool:
     if expected == "number":
         return isinstance(value, (int, float)) and not isinstance(value, bool)
     if expected == "integer":
-        return isinstance(value, int) and not isinstance(value, bool) or (isinstance(value, float) and value.is_integer())
+        return (isinstance(value, int) and not isinstance(value, bool)) or (
+            isinstance(value, float) and value.is_integer()
+        )
     if expected == "boolean":
         return isinstance(value, bool)
     if expected == "array":
@@ -72,7 +84,11 @@ def schema_violations(arguments: dict, schema: dict, path: str = "") -> list[str
         if name in arguments and isinstance(prop, dict):
             out += _value_violations(arguments[name], prop, _join(path, name))
     if schema.get("additionalProperties") is False:
-        out += [f'"{_join(path, k)}" is not a declared property (additionalProperties: false)' for k in arguments if k not in props]
+        out += [
+            f'"{_join(path, k)}" is not a declared property (additionalProperties: false)'
+            for k in arguments
+            if k not in props
+        ]
     return out
 
 
@@ -98,9 +114,18 @@ def _value_violations(value: Any, prop: dict, path: str) -> list[str]:
     return []
 
 
-def check_call(tool: str, arguments: dict | str, *, mode: str | None, dsh: str = DEFAULT_DSH,
-               approval: str = "allowed-once", schema: dict | None = None, confined: bool = True,
-               approval_service: bool = True, agent: bool = True) -> Verdict:
+def check_call(
+    tool: str,
+    arguments: dict | str,
+    *,
+    mode: str | None,
+    dsh: str = DEFAULT_DSH,
+    approval: str = "allowed-once",
+    schema: dict | None = None,
+    confined: bool = True,
+    approval_service: bool = True,
+    agent: bool = True,
+) -> Verdict:
     """DSH's decision for one ``bash``/``pwsh``/``write``/``edit`` call in sandbox ``mode``.
 
     ``schema`` is the advertised schema (default: DSH's, with the escalation fields); ``approval`` is
@@ -144,8 +169,11 @@ def check_call(tool: str, arguments: dict | str, *, mode: str | None, dsh: str =
         return Verdict(False, "7", rt.no_agent(target), mode)
     if approval == "allowed-once":
         return Verdict(True, None, None, target)
-    message = {"rejected": rt.rejected(target, tool, dsh), "cancelled": rt.cancelled(target),
-               "unavailable": rt.no_channel(target)}[approval]
+    message = {
+        "rejected": rt.rejected(target, tool, dsh),
+        "cancelled": rt.cancelled(target),
+        "unavailable": rt.no_channel(target),
+    }[approval]
     return Verdict(False, "8", message, mode)
 
 
@@ -176,12 +204,28 @@ def _shell_args(args: dict) -> str | None:
 
 # ---- replay ----------------------------------------------------------------------------------------
 
-REPLAY_COLUMNS = ["source", "exchange_id", "call_id", "tool", "arguments", "effective_mode", "mode_source", "approval",
-                  "ok", "stage", "message", "recorded_result", "recorded_is_error", "agrees", "note"]
+REPLAY_COLUMNS = [
+    "source",
+    "exchange_id",
+    "call_id",
+    "tool",
+    "arguments",
+    "effective_mode",
+    "mode_source",
+    "approval",
+    "ok",
+    "stage",
+    "message",
+    "recorded_result",
+    "recorded_is_error",
+    "agrees",
+    "note",
+]
 
 
-def replay(capture: Capture, *, mode: str | None = None, dsh: str = DEFAULT_DSH, approval: str = "allowed-once",
-           settings=None) -> pd.DataFrame:
+def replay(
+    capture: Capture, *, mode: str | None = None, dsh: str = DEFAULT_DSH, approval: str = "allowed-once", settings=None
+) -> pd.DataFrame:
     """One row per tool call: DSH's verdict under the call's effective mode, beside DSH's real result.
 
     The mode comes from a DSH session's ``sandbox/mode`` events (``permission/preset`` pins one), and
@@ -197,13 +241,29 @@ def replay(capture: Capture, *, mode: str | None = None, dsh: str = DEFAULT_DSH,
     for call in capture.calls.itertuples(index=False):
         source = _source_of(capture, call.exchange_id)
         ctx = contexts.get((source, call.call_id))
-        eff_mode, mode_source, appr = ((ctx["mode"], ctx["mode_source"], ctx["approval"] or approval) if ctx else
-                                       (mode, "given" if mode else "unknown", approval))
+        eff_mode, mode_source, appr = (
+            (ctx["mode"], ctx["mode_source"], ctx["approval"] or approval)
+            if ctx
+            else (mode, "given" if mode else "unknown", approval)
+        )
         rec_text, rec_error = recorded.get(call.call_id, (None, None))
-        row = {"source": source, "exchange_id": call.exchange_id, "call_id": call.call_id, "tool": call.name,
-               "arguments": call.arguments, "effective_mode": eff_mode, "mode_source": mode_source, "approval": appr,
-               "ok": None, "stage": None, "message": None, "recorded_result": rec_text,
-               "recorded_is_error": rec_error, "agrees": None, "note": None}
+        row = {
+            "source": source,
+            "exchange_id": call.exchange_id,
+            "call_id": call.call_id,
+            "tool": call.name,
+            "arguments": call.arguments,
+            "effective_mode": eff_mode,
+            "mode_source": mode_source,
+            "approval": appr,
+            "ok": None,
+            "stage": None,
+            "message": None,
+            "recorded_result": rec_text,
+            "recorded_is_error": rec_error,
+            "agrees": None,
+            "note": None,
+        }
         if call.name == "read_image" and settings is not None and isinstance(call.arguments, dict):
             v = _read_image(capture, call, settings)
             if v is not None:
@@ -219,11 +279,19 @@ def replay(capture: Capture, *, mode: str | None = None, dsh: str = DEFAULT_DSH,
         elif eff_mode is None:
             row["note"] = "the sandbox mode is unknown: pass mode= for an HTTP capture"
         else:
-            v = check_call(call.name, call.arguments, mode=eff_mode, dsh=dsh, approval=appr,
-                           schema=_advertised(capture, call.exchange_id, call.name))
+            v = check_call(
+                call.name,
+                call.arguments,
+                mode=eff_mode,
+                dsh=dsh,
+                approval=appr,
+                schema=_advertised(capture, call.exchange_id, call.name),
+            )
             row.update(ok=v.ok, stage=v.stage, message=v.message, effective_mode=v.effective_mode if v.ok else eff_mode)
             if rec_text is not None:
-                row["agrees"] = (rec_text == v.result_text) if not v.ok else not (rec_error or rec_text.startswith("Error:"))
+                row["agrees"] = (
+                    (rec_text == v.result_text) if not v.ok else not (rec_error or rec_text.startswith("Error:"))
+                )
                 if not row["agrees"]:
                     row["note"] = "DSH's recorded result differs from the model of DSH (version or model wrong?)"
         rows.append(row)
@@ -301,6 +369,8 @@ def _session_contexts(capture: Capture) -> dict[tuple, dict]:
             elif row.type == "tool/call" and p.get("callId"):
                 outcome = decided.get(p["callId"]) or ("rejected" if policy == "never" else None)
                 out[(str(source), p["callId"])] = {
-                    "mode": mode, "approval": outcome,
-                    "mode_source": mode_source or "no sandbox/mode event: pass mode="}
+                    "mode": mode,
+                    "approval": outcome,
+                    "mode_source": mode_source or "no sandbox/mode event: pass mode=",
+                }
     return out

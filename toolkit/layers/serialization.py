@@ -5,6 +5,7 @@ against the real library's output (``tests/fixtures/pi_ai``, made by ``lab/pi-ai
 module compares a captured tool with what pi-ai would have sent, lays out the strict variants side by
 side, and validates call arguments against a schema.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,18 @@ from toolkit.knowledge.pi_ai_strict import StrictSchemaError, allows_null, make_
 from toolkit.knowledge.pi_ai_tools import PiAiRefusal, convert_tools
 from toolkit.wire.schemas import strict_state
 
-__all__ = ["PiAiRefusal", "StrictSchemaError", "Comparison", "Violation", "compare", "convert_tools", "make_strict",
-           "strict_state", "validate_arguments", "variants"]
+__all__ = [
+    "Comparison",
+    "PiAiRefusal",
+    "StrictSchemaError",
+    "Violation",
+    "compare",
+    "convert_tools",
+    "make_strict",
+    "strict_state",
+    "validate_arguments",
+    "variants",
+]
 
 
 def _flat(tool: dict) -> dict:
@@ -31,6 +42,7 @@ def _flat(tool: dict) -> dict:
 
 
 # ---- compare ------------------------------------------------------------------------------------
+
 
 @dataclass
 class Comparison:
@@ -46,14 +58,20 @@ class Comparison:
         return self.differences.empty
 
     def __repr__(self) -> str:
-        head = (f"sent strict={self.strict} with parameters {self.parameters}; pi-ai would send "
-                f"strict={self.expected_strict}")
-        return head + (": identical" if self.matches else f"; {len(self.differences)} differences:\n"
-                       + self.differences.to_string(index=False))
+        head = (
+            f"sent strict={self.strict} with parameters {self.parameters}; pi-ai would send "
+            f"strict={self.expected_strict}"
+        )
+        return head + (
+            ": identical"
+            if self.matches
+            else f"; {len(self.differences)} differences:\n" + self.differences.to_string(index=False)
+        )
 
 
-def compare(sent_tool: dict, definition: dict, *, api: str, compat: dict | None = None,
-            pi_ai: str = DEFAULT_VERSION) -> Comparison:
+def compare(
+    sent_tool: dict, definition: dict, *, api: str, compat: dict | None = None, pi_ai: str = DEFAULT_VERSION
+) -> Comparison:
     """Compare a captured tool with what pi-ai would have produced from ``definition`` on that route."""
     sent = _flat(sent_tool)
     try:
@@ -89,7 +107,9 @@ def _diff(expected: Any, sent: Any, path: str, rows: list[dict]) -> None:
             e, s = expected.get(key, _MISSING), sent.get(key, _MISSING)
             sub = f"{path}.{key}"
             if in_properties and (e is _MISSING or s is _MISSING or e != s):
-                kind = "property added" if e is _MISSING else "property dropped" if s is _MISSING else "property rewritten"
+                kind = (
+                    "property added" if e is _MISSING else "property dropped" if s is _MISSING else "property rewritten"
+                )
                 rows.append(_row(sub, kind, e, s))
             elif e is _MISSING or s is _MISSING:
                 rows.append(_row(sub, _kind(key, e, s), e, s))
@@ -109,8 +129,13 @@ def _kind(key: str, e: Any, s: Any) -> str:
     if key == "required":
         return "required changed"
     if key == "additionalProperties":
-        return ("additionalProperties injected" if e is _MISSING else "additionalProperties removed"
-                if s is _MISSING else "additionalProperties changed")
+        return (
+            "additionalProperties injected"
+            if e is _MISSING
+            else "additionalProperties removed"
+            if s is _MISSING
+            else "additionalProperties changed"
+        )
     return "key added" if e is _MISSING else "key removed" if s is _MISSING else "value changed"
 
 
@@ -121,8 +146,17 @@ def _row(path: str, kind: str, e: Any, s: Any) -> dict:
 
 # ---- variants -----------------------------------------------------------------------------------
 
-VARIANT_COLUMNS = ["variant", "strict", "read_as", "required", "optional", "nullable", "additional_properties",
-                   "must_send", "schema"]
+VARIANT_COLUMNS = [
+    "variant",
+    "strict",
+    "read_as",
+    "required",
+    "optional",
+    "nullable",
+    "additional_properties",
+    "must_send",
+    "schema",
+]
 
 
 def variants(definition: dict) -> pd.DataFrame:
@@ -134,38 +168,91 @@ def variants(definition: dict) -> pd.DataFrame:
     ap = params.get("additionalProperties", "absent")
     ap = {True: "true", False: "false"}.get(ap, ap if ap == "absent" else "schema")
     loose = {"required": tuple(required), "optional": tuple(optional), "nullable": (), "additional_properties": ap}
-    leave_out = f"{', '.join(required) or 'nothing'}; the other {len(optional)} may be left out" if optional else ", ".join(required)
+    leave_out = (
+        f"{', '.join(required) or 'nothing'}; the other {len(optional)} may be left out"
+        if optional
+        else ", ".join(required)
+    )
     rows = [
-        {"variant": "absent, pass-through gateway", "strict": "absent", "read_as": "non-strict", **loose,
-         "must_send": leave_out, "schema": params},
-        {"variant": "absent, gateway reads absence as strict", "strict": "absent",
-         "read_as": "strict by normalisation (OpenAI Responses)", "required": tuple(props), "optional": (),
-         "nullable": tuple(p for p in props if allows_null((params.get("properties") or {})[p])),
-         "additional_properties": "false",
-         "must_send": (f"every field; {', '.join(optional)} cannot be left out, and only the already-nullable may be "
-                       f"null, so the model invents values (e.g. an empty string)") if optional else "every field",
-         "schema": {**params, "required": list(props), "additionalProperties": False}},
-        {"variant": "false", "strict": "false", "read_as": "non-strict", **loose, "must_send": leave_out, "schema": params},
-        {"variant": "null (Codex)", "strict": "null", "read_as": "left to the gateway (pass-through: non-strict)", **loose,
-         "must_send": leave_out, "schema": params},
+        {
+            "variant": "absent, pass-through gateway",
+            "strict": "absent",
+            "read_as": "non-strict",
+            **loose,
+            "must_send": leave_out,
+            "schema": params,
+        },
+        {
+            "variant": "absent, gateway reads absence as strict",
+            "strict": "absent",
+            "read_as": "strict by normalisation (OpenAI Responses)",
+            "required": tuple(props),
+            "optional": (),
+            "nullable": tuple(p for p in props if allows_null((params.get("properties") or {})[p])),
+            "additional_properties": "false",
+            "must_send": (
+                f"every field; {', '.join(optional)} cannot be left out, and only the already-nullable may be "
+                f"null, so the model invents values (e.g. an empty string)"
+            )
+            if optional
+            else "every field",
+            "schema": {**params, "required": list(props), "additionalProperties": False},
+        },
+        {
+            "variant": "false",
+            "strict": "false",
+            "read_as": "non-strict",
+            **loose,
+            "must_send": leave_out,
+            "schema": params,
+        },
+        {
+            "variant": "null (Codex)",
+            "strict": "null",
+            "read_as": "left to the gateway (pass-through: non-strict)",
+            **loose,
+            "must_send": leave_out,
+            "schema": params,
+        },
     ]
     try:
         strict = make_strict(params)
         sprops = strict.get("properties") or {}
         nullable = tuple(p for p in optional if p in sprops and allows_null(sprops[p]))
-        rows.append({"variant": "true, pi-ai's strict transform", "strict": "true", "read_as": "strict",
-                     "required": tuple(strict.get("required", ())), "optional": (), "nullable": nullable,
-                     "additional_properties": "false",
-                     "must_send": (f"every field; {', '.join(nullable)} must be present and may be null" if nullable
-                                   else "every field"), "schema": strict})
+        rows.append(
+            {
+                "variant": "true, pi-ai's strict transform",
+                "strict": "true",
+                "read_as": "strict",
+                "required": tuple(strict.get("required", ())),
+                "optional": (),
+                "nullable": nullable,
+                "additional_properties": "false",
+                "must_send": (
+                    f"every field; {', '.join(nullable)} must be present and may be null" if nullable else "every field"
+                ),
+                "schema": strict,
+            }
+        )
     except StrictSchemaError as exc:
-        rows.append({"variant": "true, pi-ai's strict transform", "strict": "true", "read_as": "not possible",
-                     "required": (), "optional": (), "nullable": (), "additional_properties": None,
-                     "must_send": f"pi-ai cannot make this schema strict: {exc} (at {exc.path})", "schema": None})
+        rows.append(
+            {
+                "variant": "true, pi-ai's strict transform",
+                "strict": "true",
+                "read_as": "not possible",
+                "required": (),
+                "optional": (),
+                "nullable": (),
+                "additional_properties": None,
+                "must_send": f"pi-ai cannot make this schema strict: {exc} (at {exc.path})",
+                "schema": None,
+            }
+        )
     return pd.DataFrame(rows, columns=VARIANT_COLUMNS)
 
 
 # ---- validate -----------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Violation:

@@ -1,4 +1,5 @@
 """The ``agent-contract`` command. Imports stay inside commands so start-up is quick."""
+
 from __future__ import annotations
 
 import argparse
@@ -21,7 +22,9 @@ def _summary(args) -> int:
         if len(cap.exchanges):
             table = _exchange_table(cap)
             shown = table if args.all or len(table) <= MAX_ROWS else table[~table["source"].isin(_busiest(cap))]
-            print(f"\nexchanges ({len(shown)} of {len(table)}{'' if len(shown) == len(table) else '; --all lists every one'}):")
+            print(
+                f"\nexchanges ({len(shown)} of {len(table)}{'' if len(shown) == len(table) else '; --all lists every one'}):"
+            )
             print(shown.to_string(index=False, max_colwidth=60))
         if len(cap.problems):
             probs = cap.problems[["source", "location", "kind", "message"]]
@@ -52,7 +55,9 @@ def _exchange_table(cap):
     """One line per exchange: what was asked (tools and their strict state) and what came back."""
     tools = cap.tools.assign(t=cap.tools["name"].astype(str) + " strict=" + cap.tools["strict_state"].astype(str))
     tools = tools.groupby("exchange_id")["t"].agg(", ".join)
-    calls = cap.calls.assign(c=cap.calls["name"].astype(str).where(cap.calls["complete"], cap.calls["name"].astype(str) + " (cut)"))
+    calls = cap.calls.assign(
+        c=cap.calls["name"].astype(str).where(cap.calls["complete"], cap.calls["name"].astype(str) + " (cut)")
+    )
     calls = calls.groupby("exchange_id")["c"].agg(", ".join)
     ex = cap.exchanges.set_index("exchange_id")
     table = ex[["source", "location", "api", "model", "status", "terminal"]].copy()
@@ -72,11 +77,22 @@ def _config(args) -> int:
         print(suggest_fix(args.settings), end="")
         return 0
     with pd.option_context("display.width", 200, "display.max_colwidth", 120, "display.max_columns", 30):
-        cols = ["route", "id", "api", "input", "input_source", "supports_strict_mode", "strict_mode_source", "tool_strict"]
+        cols = [
+            "route",
+            "id",
+            "api",
+            "input",
+            "input_source",
+            "supports_strict_mode",
+            "strict_mode_source",
+            "tool_strict",
+        ]
         print(settings.models[cols].to_string(index=False))
         dm, dp = settings.default_model, settings.default_preset
-        print(f"\nnew agents use {dm.get('route')}/{dm.get('model')} ({dm.get('source')}); sessions start in "
-              f"{dp.get('sandbox_mode')} with approval {dp.get('approval')} ({dp.get('source')})")
+        print(
+            f"\nnew agents use {dm.get('route')}/{dm.get('model')} ({dm.get('source')}); sessions start in "
+            f"{dp.get('sandbox_mode')} with approval {dp.get('approval')} ({dp.get('source')})"
+        )
         if len(settings.findings):
             print(f"\n{len(settings.findings)} findings:")
             for f in settings.findings.itertuples(index=False):
@@ -91,10 +107,10 @@ def _config(args) -> int:
 
 
 def _verify(args) -> int:
-    from toolkit.present import report
+    from toolkit.analysis.verify import verify
     from toolkit.capture import load_captures
     from toolkit.layers.config import load_settings
-    from toolkit.analysis.verify import verify
+    from toolkit.present import report
 
     settings = load_settings(args.settings) if args.settings else None
     capture = load_captures([*args.capture, *args.session]) if (args.capture or args.session) else None
@@ -131,7 +147,7 @@ def _ingest(args) -> int:
     paths, skipped = find_captures(args.paths, format=args.format)
     capture = load_captures(paths, format=args.format, progress=args.progress)
     manifest = write_parquet(capture, Path(args.out), inputs=[str(p) for p in paths])
-    for name, entry in manifest["frames"].items():
+    for _name, entry in manifest["frames"].items():
         print(f"{entry['file']:24} {entry['rows']:8} rows")
     for line in skipped:
         print(f"skipped {line}", file=sys.stderr)
@@ -157,8 +173,12 @@ def _variants(args) -> int:
         if args.api:
             print(f"\nWhat pi-ai {args.pi_ai} sends on {args.api}:")
             for compat in (None, True, False):
-                sent = convert_tools([definition], api=args.api, compat=None if compat is None else {"supportsStrictMode": compat},
-                                     pi_ai=args.pi_ai)[0]
+                sent = convert_tools(
+                    [definition],
+                    api=args.api,
+                    compat=None if compat is None else {"supportsStrictMode": compat},
+                    pi_ai=args.pi_ai,
+                )[0]
                 label = "unset" if compat is None else str(compat).lower()
                 print(f"  compat.supportsStrictMode {label:5}: strict {strict_state(sent)}")
     return 0
@@ -171,7 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("paths", nargs="+", help="capture files, or folders to read every file in")
     s.add_argument("--format", help="force a format (har, jsonl, sse, dsh-session, mitm)")
     s.add_argument("--no-redact", action="store_true", help="show secrets as captured (off by default)")
-    s.add_argument("--progress", action="store_true", default=None, help="show progress even when stderr is not a terminal")
+    s.add_argument(
+        "--progress", action="store_true", default=None, help="show progress even when stderr is not a terminal"
+    )
     s.add_argument("--all", action="store_true", help="list every exchange and problem, not the first 40")
     s.set_defaults(func=_summary)
     c = sub.add_parser("config", help="resolve a DSH settings.yaml: effective values, their sources, findings")
@@ -181,10 +203,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("verify", help="the four-layer verdict of a settings file and its captures")
     v.add_argument("--settings", help="DSH settings.yaml")
-    v.add_argument("--capture", action="append", default=[], metavar="FILE", help="HTTP capture (HAR, JSONL, SSE, .mitm); repeatable")
+    v.add_argument(
+        "--capture",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="HTTP capture (HAR, JSONL, SSE, .mitm); repeatable",
+    )
     v.add_argument("--session", action="append", default=[], metavar="FILE", help="DSH session log; repeatable")
-    v.add_argument("--mode", choices=["read-only", "workspace-write", "danger-full-access"],
-                   help="the sandbox mode HTTP captures ran in (default: the settings' permission preset)")
+    v.add_argument(
+        "--mode",
+        choices=["read-only", "workspace-write", "danger-full-access"],
+        help="the sandbox mode HTTP captures ran in (default: the settings' permission preset)",
+    )
     v.add_argument("--dsh", default="0.1.1-rc.2", help="the DSH version to model (default 0.1.1-rc.2)")
     v.add_argument("--format", choices=["text", "markdown", "json", "html"], default="text")
     v.add_argument("--out", help="write the report here instead of standard output")
@@ -194,13 +225,18 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("paths", nargs="+", help="capture files, or folders to read every capture in")
     i.add_argument("--out", required=True, help="folder for the Parquet files")
     i.add_argument("--format", help="force a format (har, jsonl, sse, dsh-session, mitm)")
-    i.add_argument("--progress", action="store_true", default=None, help="show progress even when stderr is not a terminal")
+    i.add_argument(
+        "--progress", action="store_true", default=None, help="show progress even when stderr is not a terminal"
+    )
     i.set_defaults(func=_ingest)
 
     w = sub.add_parser("variants", help="the strict variants of a DSH tool and what each forces a model to send")
     w.add_argument("--tool", default="bash", help="bash, pwsh, write or edit")
-    w.add_argument("--api", choices=["openai-responses", "openai-codex-responses", "openai-completions"],
-                   help="also show what pi-ai sends on this api for each compat setting")
+    w.add_argument(
+        "--api",
+        choices=["openai-responses", "openai-codex-responses", "openai-completions"],
+        help="also show what pi-ai sends on this api for each compat setting",
+    )
     w.add_argument("--pi-ai", default="1.6.0", choices=["1.6.0", "0.73.1"], dest="pi_ai")
     w.set_defaults(func=_variants)
     return parser

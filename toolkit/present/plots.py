@@ -11,6 +11,7 @@ palettes) in the fixed category orders of ``toolkit.capture.frames`` and ``triag
 outcome, layer or strict state looks the same in every plot. matplotlib is imported inside the
 functions: importing this module (or the CLI) does not load it.
 """
+
 from __future__ import annotations
 
 import pandas as pd
@@ -62,6 +63,7 @@ NO_EXCHANGE = "(no exchange)"  # an error or tool not linked to any exchange
 
 # ---- data behind the plots ----------------------------------------------------------------------
 
+
 def timeline_data(capture, *, by: str = "endpoint") -> pd.DataFrame:
     """One row per exchange: ``exchange_id``, ``started_at``, the ``by`` value (as text), ``outcome``
     (``OUTCOMES``) and ``layer`` (``"none"`` or the first of ``ERROR_LAYERS`` among its errors)."""
@@ -69,14 +71,17 @@ def timeline_data(capture, *, by: str = "endpoint") -> pd.DataFrame:
     _check_column(by, ex, "exchanges")
     outcome = ex["terminal"].astype(object).where(ex["terminal"].notna(), NO_RESPONSE)
     layer = _exchange_layers(capture).reindex(ex["exchange_id"]).to_numpy()
-    out = pd.DataFrame({
-        "exchange_id": ex["exchange_id"].to_numpy(),
-        "started_at": ex["started_at"].to_numpy(),
-        by: pd.Categorical(_labels(ex[by]), categories=_order(ex[by])),
-        "outcome": pd.Categorical(outcome, categories=list(OUTCOMES)),
-        "layer": pd.Categorical(pd.Series(layer, dtype=object).fillna(NO_ERROR),
-                                categories=[NO_ERROR, *ERROR_LAYERS]),
-    })
+    out = pd.DataFrame(
+        {
+            "exchange_id": ex["exchange_id"].to_numpy(),
+            "started_at": ex["started_at"].to_numpy(),
+            by: pd.Categorical(_labels(ex[by]), categories=_order(ex[by])),
+            "outcome": pd.Categorical(outcome, categories=list(OUTCOMES)),
+            "layer": pd.Categorical(
+                pd.Series(layer, dtype=object).fillna(NO_ERROR), categories=[NO_ERROR, *ERROR_LAYERS]
+            ),
+        }
+    )
     return out
 
 
@@ -96,9 +101,11 @@ def error_counts(capture, *, by: str = "endpoint") -> pd.DataFrame:
         values = errs["exchange_id"].map(lookup).fillna(NO_EXCHANGE)
     order = _order(ex[by]) if by in ex.columns else []
     order += [v for v in _order(values) if v not in order]
-    table = pd.crosstab(pd.Categorical(values, categories=order),
-                        pd.Categorical(errs["layer"].astype(object), categories=list(ERROR_LAYERS)),
-                        dropna=False)
+    table = pd.crosstab(
+        pd.Categorical(values, categories=order),
+        pd.Categorical(errs["layer"].astype(object), categories=list(ERROR_LAYERS)),
+        dropna=False,
+    )
     table = table.reindex(index=order, columns=list(ERROR_LAYERS), fill_value=0).astype(int)
     table.index.name, table.columns.name = by, "layer"
     return table
@@ -123,10 +130,10 @@ def strict_counts(capture, *, rows: str = "endpoint", cols: str = "api") -> pd.D
 
     t_rows, e_rows, row_order = column(rows)
     t_cols, e_cols, col_order = column(cols)
-    cells = pd.DataFrame({rows: t_rows.to_numpy(), cols: t_cols.to_numpy(),
-                          "state": tools["strict_state"].astype(object).to_numpy()})
-    counts = (cells.groupby([rows, cols, "state"], sort=False).size() if len(cells)
-              else pd.Series([], dtype=int))
+    cells = pd.DataFrame(
+        {rows: t_rows.to_numpy(), cols: t_cols.to_numpy(), "state": tools["strict_state"].astype(object).to_numpy()}
+    )
+    counts = cells.groupby([rows, cols, "state"], sort=False).size() if len(cells) else pd.Series([], dtype=int)
     keys = set(zip(cells[rows], cells[cols]))
     if len(e_rows) and len(e_cols):
         keys |= set(zip(e_rows, e_cols))
@@ -159,6 +166,7 @@ def strict_cell_text(counts) -> str:
 
 # ---- plots --------------------------------------------------------------------------------------
 
+
 def timeline(capture, *, ax=None, by: str = "endpoint"):
     """Every exchange at its ``started_at``, one row per ``by`` value: colour = outcome, marker =
     error layer (``triage.errors`` joined on ``exchange_id``). Returns the Axes."""
@@ -173,8 +181,16 @@ def timeline(capture, *, ax=None, by: str = "endpoint"):
     ax.set_ylabel(by)
     timed = data[data["started_at"].notna()]
     if timed.empty:
-        ax.text(0.5, 0.5, "no exchanges" if data.empty else "no exchange has a start time",
-                transform=ax.transAxes, ha="center", va="center", fontsize=12, color="#555555")
+        ax.text(
+            0.5,
+            0.5,
+            "no exchanges" if data.empty else "no exchange has a start time",
+            transform=ax.transAxes,
+            ha="center",
+            va="center",
+            fontsize=12,
+            color="#555555",
+        )
         ax.set_yticks([])
         ax.set_xticks([])
         return ax
@@ -189,10 +205,18 @@ def timeline(capture, *, ax=None, by: str = "endpoint"):
             if not sel.any():
                 continue
             plain = layer == NO_ERROR
-            ax.scatter(x[sel], y[sel], s=22 if plain else 58, c=OUTCOME_COLORS[outcome],
-                       marker=LAYER_MARKERS[layer], alpha=0.75 if plain else 0.95,
-                       edgecolors="none" if plain else "black", linewidths=0.5,
-                       zorder=2 if plain else 3, label=f"{outcome} / {layer}")
+            ax.scatter(
+                x[sel],
+                y[sel],
+                s=22 if plain else 58,
+                c=OUTCOME_COLORS[outcome],
+                marker=LAYER_MARKERS[layer],
+                alpha=0.75 if plain else 0.95,
+                edgecolors="none" if plain else "black",
+                linewidths=0.5,
+                zorder=2 if plain else 3,
+                label=f"{outcome} / {layer}",
+            )
 
     ax.set_yticks(range(len(rows)), rows)
     ax.set_ylim(len(rows) - 0.5, -0.5)  # first value on top
@@ -207,20 +231,51 @@ def timeline(capture, *, ax=None, by: str = "endpoint"):
     # seconds ticks as 06:00:01 (not a bare "01"), sub-second ones as 06:00:00.25
     formats = ["%Y", "%b", "%d", "%H:%M", "%H:%M", "%H:%M:%S.%f"]
     zero_formats = ["", "%Y", "%b", "%b-%d", "%H:%M", "%H:%M:%S"]  # a tick at midnight names the day
-    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator, tz="UTC", formats=formats,
-                                                             zero_formats=zero_formats, show_offset=True))
+    ax.xaxis.set_major_formatter(
+        mdates.ConciseDateFormatter(locator, tz="UTC", formats=formats, zero_formats=zero_formats, show_offset=True)
+    )
 
     n_out = timed["outcome"].value_counts()
     n_lay = timed["layer"].value_counts()
-    outcome_handles = [Line2D([], [], linestyle="", marker="o", markersize=7, color=OUTCOME_COLORS[o],
-                              label=f"{o} ({n_out[o]})") for o in OUTCOMES if n_out.get(o, 0)]
-    layer_handles = [Line2D([], [], linestyle="", marker=LAYER_MARKERS[lay], markersize=7, color="#444444",
-                            label=f"{lay} ({n_lay[lay]})") for lay in (NO_ERROR, *ERROR_LAYERS) if n_lay.get(lay, 0)]
-    first = ax.legend(handles=outcome_handles, title="outcome (colour)", loc="upper left",
-                      bbox_to_anchor=(1.01, 1.0), borderaxespad=0, fontsize=8, title_fontsize=9, frameon=False)
+    outcome_handles = [
+        Line2D([], [], linestyle="", marker="o", markersize=7, color=OUTCOME_COLORS[o], label=f"{o} ({n_out[o]})")
+        for o in OUTCOMES
+        if n_out.get(o, 0)
+    ]
+    layer_handles = [
+        Line2D(
+            [],
+            [],
+            linestyle="",
+            marker=LAYER_MARKERS[lay],
+            markersize=7,
+            color="#444444",
+            label=f"{lay} ({n_lay[lay]})",
+        )
+        for lay in (NO_ERROR, *ERROR_LAYERS)
+        if n_lay.get(lay, 0)
+    ]
+    first = ax.legend(
+        handles=outcome_handles,
+        title="outcome (colour)",
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),
+        borderaxespad=0,
+        fontsize=8,
+        title_fontsize=9,
+        frameon=False,
+    )
     ax.add_artist(first)
-    ax.legend(handles=layer_handles, title="error layer (marker)", loc="lower left",
-              bbox_to_anchor=(1.01, 0.0), borderaxespad=0, fontsize=8, title_fontsize=9, frameon=False)
+    ax.legend(
+        handles=layer_handles,
+        title="error layer (marker)",
+        loc="lower left",
+        bbox_to_anchor=(1.01, 0.0),
+        borderaxespad=0,
+        fontsize=8,
+        title_fontsize=9,
+        frameon=False,
+    )
     return ax
 
 
@@ -235,8 +290,16 @@ def errors_by_layer(capture, *, by: str = "endpoint", ax=None):
     ax.set_ylabel(by)
     if total == 0:
         n = len(capture.exchanges)
-        ax.text(0.5, 0.5, f"no errors in {n} exchange{'' if n == 1 else 's'}", transform=ax.transAxes,
-                ha="center", va="center", fontsize=12, color="#555555")
+        ax.text(
+            0.5,
+            0.5,
+            f"no errors in {n} exchange{'' if n == 1 else 's'}",
+            transform=ax.transAxes,
+            ha="center",
+            va="center",
+            fontsize=12,
+            color="#555555",
+        )
         ax.set_yticks([])
         ax.set_xticks([])
         return ax
@@ -249,12 +312,25 @@ def errors_by_layer(capture, *, by: str = "endpoint", ax=None):
         widths = shown[layer].tolist()
         if not any(widths):
             continue
-        bars = ax.barh(y, widths, left=left, height=0.6, color=LAYER_COLORS[layer], edgecolor="white",
-                       linewidth=0.6, label=layer, zorder=2)
+        bars = ax.barh(
+            y,
+            widths,
+            left=left,
+            height=0.6,
+            color=LAYER_COLORS[layer],
+            edgecolor="white",
+            linewidth=0.6,
+            label=layer,
+            zorder=2,
+        )
         # a count inside each segment wide enough to hold it, unless it is the whole bar (total at the end)
-        ax.bar_label(bars, labels=[str(w) if w and w >= 0.06 * biggest and w != row else ""
-                                   for w, row in zip(widths, row_totals)],
-                     label_type="center", fontsize=8, color="black")
+        ax.bar_label(
+            bars,
+            labels=[str(w) if w and w >= 0.06 * biggest and w != row else "" for w, row in zip(widths, row_totals)],
+            label_type="center",
+            fontsize=8,
+            color="black",
+        )
         left = [a + b for a, b in zip(left, widths)]
     for yi, t in zip(y, left):
         ax.text(t + biggest * 0.01, yi, str(t), va="center", ha="left", fontsize=9, fontweight="bold")
@@ -263,8 +339,15 @@ def errors_by_layer(capture, *, by: str = "endpoint", ax=None):
     ax.set_xlim(0, biggest * 1.08)
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.grid(axis="x", color="#dddddd", linewidth=0.6, zorder=0)
-    ax.legend(title="layer", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, fontsize=8,
-              title_fontsize=9, frameon=False)
+    ax.legend(
+        title="layer",
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),
+        borderaxespad=0,
+        fontsize=8,
+        title_fontsize=9,
+        frameon=False,
+    )
     return ax
 
 
@@ -277,23 +360,35 @@ def strict_matrix(capture, *, ax=None, rows: str = "endpoint", cols: str = "api"
     table = strict_counts(capture, rows=rows, cols=cols)
     row_order = list(table[rows].cat.categories) if len(table) else []
     col_order = list(table[cols].cat.categories) if len(table) else []
-    ax = ax if ax is not None else _new_axes(width=max(7.0, 2.3 * len(col_order) + 5.0),
-                                             height=max(3.0, 1.1 * len(row_order) + 1.6))
+    ax = (
+        ax
+        if ax is not None
+        else _new_axes(width=max(7.0, 2.3 * len(col_order) + 5.0), height=max(3.0, 1.1 * len(row_order) + 1.6))
+    )
     n_tools = int(table["tools"].sum()) if len(table) else 0
     ax.set_title(f"Tool definitions by strict state per {rows} and {cols} ({n_tools} definitions)")
     ax.set_xlabel(cols)
     ax.set_ylabel(rows)
     if n_tools == 0:
-        ax.text(0.5, 0.5, "no tool definitions", transform=ax.transAxes, ha="center", va="center",
-                fontsize=12, color="#555555")
+        ax.text(
+            0.5,
+            0.5,
+            "no tool definitions",
+            transform=ax.transAxes,
+            ha="center",
+            va="center",
+            fontsize=12,
+            color="#555555",
+        )
         ax.set_xticks([])
         ax.set_yticks([])
         return ax
 
     for i in range(len(row_order)):
         for j in range(len(col_order)):
-            ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="#f7f7f7", edgecolor="white",
-                                   linewidth=2, zorder=0))
+            ax.add_patch(
+                Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="#f7f7f7", edgecolor="white", linewidth=2, zorder=0)
+            )
     filled = set(zip(table[rows].astype(str), table[cols].astype(str)))
     for i, r in enumerate(row_order):
         for j, c in enumerate(col_order):
@@ -308,11 +403,30 @@ def strict_matrix(capture, *, ax=None, rows: str = "endpoint", cols: str = "api"
             for s in STRICT_STATES:
                 if c[s]:
                     w = 0.88 * c[s] / total
-                    ax.add_patch(Rectangle((start, i + 0.16), w, 0.24, facecolor=STRICT_COLORS[s],
-                                           edgecolor="white", linewidth=0.5, zorder=2))
+                    ax.add_patch(
+                        Rectangle(
+                            (start, i + 0.16),
+                            w,
+                            0.24,
+                            facecolor=STRICT_COLORS[s],
+                            edgecolor="white",
+                            linewidth=0.5,
+                            zorder=2,
+                        )
+                    )
                     start += w
-        ax.text(j, i - 0.08 if total else i, strict_cell_text(c), ha="center", va="center", fontsize=8.5, linespacing=1.15,
-                color="black" if total else "#777777", zorder=3, gid=f"strict-cell:{c[rows]}|{c[cols]}")
+        ax.text(
+            j,
+            i - 0.08 if total else i,
+            strict_cell_text(c),
+            ha="center",
+            va="center",
+            fontsize=8.5,
+            linespacing=1.15,
+            color="black" if total else "#777777",
+            zorder=3,
+            gid=f"strict-cell:{c[rows]}|{c[cols]}",
+        )
     ax.set_xlim(-0.5, len(col_order) - 0.5)
     ax.set_ylim(len(row_order) - 0.5, -0.5)
     ax.set_xticks(range(len(col_order)), col_order)
@@ -323,8 +437,16 @@ def strict_matrix(capture, *, ax=None, rows: str = "endpoint", cols: str = "api"
     totals = {s: int(table[s].sum()) for s in STRICT_STATES}
     handles = [Patch(facecolor=STRICT_COLORS[s], label=f"{s} ({totals[s]})") for s in STRICT_STATES]
     handles.append(Line2D([], [], linestyle="", label="bar: share per cell"))
-    ax.legend(handles=handles, title="strict state", loc="upper left", bbox_to_anchor=(1.01, 1.0),
-              borderaxespad=0, fontsize=8, title_fontsize=9, frameon=False)
+    ax.legend(
+        handles=handles,
+        title="strict state",
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),
+        borderaxespad=0,
+        fontsize=8,
+        title_fontsize=9,
+        frameon=False,
+    )
     return ax
 
 
@@ -345,12 +467,14 @@ def summary_figure(capture):
     timeline(capture, ax=axes[0])
     errors_by_layer(capture, ax=axes[1])
     strict_matrix(capture, ax=axes[2])
-    fig.suptitle(f"Capture summary: {len(capture.exchanges)} exchanges, {len(capture.tools)} tool definitions",
-                 fontsize=13)
+    fig.suptitle(
+        f"Capture summary: {len(capture.exchanges)} exchanges, {len(capture.tools)} tool definitions", fontsize=13
+    )
     return fig
 
 
 # ---- helpers ------------------------------------------------------------------------------------
+
 
 def _new_axes(*, width: float, height: float):
     import matplotlib.pyplot as plt
@@ -400,6 +524,21 @@ def _exchange_layers(capture) -> pd.Series:
     return first.map(dict(enumerate(ERROR_LAYERS)))
 
 
-__all__ = ["ERROR_LAYERS", "LAYER_COLORS", "LAYER_MARKERS", "NO_ERROR", "NO_RESPONSE", "OUTCOMES", "OUTCOME_COLORS",
-           "STRICT_COLORS", "error_counts", "errors_by_layer", "strict_cell_text", "strict_counts", "strict_matrix",
-           "summary_figure", "timeline", "timeline_data"]
+__all__ = [
+    "ERROR_LAYERS",
+    "LAYER_COLORS",
+    "LAYER_MARKERS",
+    "NO_ERROR",
+    "NO_RESPONSE",
+    "OUTCOMES",
+    "OUTCOME_COLORS",
+    "STRICT_COLORS",
+    "error_counts",
+    "errors_by_layer",
+    "strict_cell_text",
+    "strict_counts",
+    "strict_matrix",
+    "summary_figure",
+    "timeline",
+    "timeline_data",
+]

@@ -1,5 +1,6 @@
 """The verdict as text, Markdown, JSON (``knowledge/verify_report.schema.json``) or one self-contained
 HTML file. Presentation only: everything shown is already redacted by the layers below."""
+
 from __future__ import annotations
 
 import json
@@ -62,8 +63,16 @@ def _md(text: str) -> str:
 
 
 def to_markdown(v: Verification, inputs: Inputs, *, title: str = "Agent tool-call contract: four-layer verdict") -> str:
-    out = [f"## {title}", "", f"**Result: {'all layers pass' if v.ok else 'failing'}**", "",
-           f"Inputs: {_md(_inputs_line(inputs))}", "", "| layer | verdict | summary |", "| --- | --- | --- |"]
+    out = [
+        f"## {title}",
+        "",
+        f"**Result: {'all layers pass' if v.ok else 'failing'}**",
+        "",
+        f"Inputs: {_md(_inputs_line(inputs))}",
+        "",
+        "| layer | verdict | summary |",
+        "| --- | --- | --- |",
+    ]
     out += [f"| {r.layer} | {MARK[r.verdict]} | {_md(r.summary)} |" for r in v.results]
     for r in v.results:
         if not r.evidence and not r.fix:
@@ -75,21 +84,50 @@ def to_markdown(v: Verification, inputs: Inputs, *, title: str = "Agent tool-cal
     prov = _provenance(inputs)
     if prov is not None:
         out += ["", "### Who changed what", "", "| field | question | answer | settled |", "| --- | --- | --- | --- |"]
-        out += [f"| {_md(r.field)} | {r.question} | {_md(r.answer)} | {'yes' if r.settled else '**no**'} |"
-                for r in prov.itertuples(index=False)]
+        out += [
+            f"| {_md(r.field)} | {r.question} | {_md(r.answer)} | {'yes' if r.settled else '**no**'} |"
+            for r in prov.itertuples(index=False)
+        ]
     return "\n".join(out) + "\n"
 
 
 def to_json(v: Verification, inputs: Inputs) -> dict:
     return {
-        "report": "agent-contract-verify", "version": 1, "ok": v.ok, "exit_code": exit_code(v),
-        "inputs": {"settings": inputs.settings, "captures": list(inputs.captures), "sessions": list(inputs.sessions),
-                   "mode": inputs.mode, "dsh": inputs.dsh},
-        "layers": [{"layer": r.layer, "verdict": r.verdict, "summary": r.summary, "evidence": list(r.evidence),
-                    "fix": list(r.fix)} for r in v.results],
-        "provenance": [] if _provenance(inputs) is None else [
-            {"field": r.field, "question": str(r.question), "answer": r.answer, "actor": None if r.actor is None or r.actor != r.actor else r.actor,
-             "layer": r.layer, "settled": bool(r.settled), "evidence": r.evidence} for r in inputs.provenance.itertuples(index=False)],
+        "report": "agent-contract-verify",
+        "version": 1,
+        "ok": v.ok,
+        "exit_code": exit_code(v),
+        "inputs": {
+            "settings": inputs.settings,
+            "captures": list(inputs.captures),
+            "sessions": list(inputs.sessions),
+            "mode": inputs.mode,
+            "dsh": inputs.dsh,
+        },
+        "layers": [
+            {
+                "layer": r.layer,
+                "verdict": r.verdict,
+                "summary": r.summary,
+                "evidence": list(r.evidence),
+                "fix": list(r.fix),
+            }
+            for r in v.results
+        ],
+        "provenance": []
+        if _provenance(inputs) is None
+        else [
+            {
+                "field": r.field,
+                "question": str(r.question),
+                "answer": r.answer,
+                "actor": None if r.actor is None or r.actor != r.actor else r.actor,
+                "layer": r.layer,
+                "settled": bool(r.settled),
+                "evidence": r.evidence,
+            }
+            for r in inputs.provenance.itertuples(index=False)
+        ],
     }
 
 
@@ -105,26 +143,38 @@ ul{margin:.3em 0;padding-left:1.2em}img{max-width:100%}code{background:#f6f8fa;p
 .meta{color:#57606a}"""
 
 
-def to_html(v: Verification, inputs: Inputs, capture=None, *, title: str = "Agent tool-call contract: four-layer verdict") -> str:
+def to_html(
+    v: Verification, inputs: Inputs, capture=None, *, title: str = "Agent tool-call contract: four-layer verdict"
+) -> str:
     """One self-contained file: styles inline, the summary figure embedded as a PNG data URL."""
     figure = _figure_png(capture) if capture is not None and len(capture.exchanges) else ""
-    img = f'<h2>The captures</h2><img alt="timeline, errors by layer and strict states" src="data:image/png;base64,{figure}">' if figure else ""
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>'
-            f"<style>{_CSS}</style></head><body><h1>{escape(title)}</h1>"
-            f'<p class="meta">{escape(_inputs_line(inputs))}</p>'
-            f"<p><b>{'All layers pass.' if v.ok else 'At least one layer fails.'}</b></p>"
-            f"{v._repr_html_()}{_provenance_html(inputs)}{img}</body></html>\n")
+    img = (
+        f'<h2>The captures</h2><img alt="timeline, errors by layer and strict states" src="data:image/png;base64,{figure}">'
+        if figure
+        else ""
+    )
+    return (
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>'
+        f"<style>{_CSS}</style></head><body><h1>{escape(title)}</h1>"
+        f'<p class="meta">{escape(_inputs_line(inputs))}</p>'
+        f"<p><b>{'All layers pass.' if v.ok else 'At least one layer fails.'}</b></p>"
+        f"{v._repr_html_()}{_provenance_html(inputs)}{img}</body></html>\n"
+    )
 
 
 def _provenance_html(inputs: Inputs) -> str:
     prov = _provenance(inputs)
     if prov is None:
         return ""
-    rows = "".join(f"<tr><td>{escape(r.field)}</td><td>{escape(str(r.question))}</td><td>{escape(r.answer)}</td>"
-                   f"<td>{'yes' if r.settled else '<b>no</b>'}</td><td>{escape(r.evidence)}</td></tr>"
-                   for r in prov.itertuples(index=False))
-    return ("<h2>Who changed what</h2><table><thead><tr><th>field</th><th>question</th><th>answer</th><th>settled</th>"
-            f"<th>evidence</th></tr></thead><tbody>{rows}</tbody></table>")
+    rows = "".join(
+        f"<tr><td>{escape(r.field)}</td><td>{escape(str(r.question))}</td><td>{escape(r.answer)}</td>"
+        f"<td>{'yes' if r.settled else '<b>no</b>'}</td><td>{escape(r.evidence)}</td></tr>"
+        for r in prov.itertuples(index=False)
+    )
+    return (
+        "<h2>Who changed what</h2><table><thead><tr><th>field</th><th>question</th><th>answer</th><th>settled</th>"
+        f"<th>evidence</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
 
 
 def _figure_png(capture) -> str:

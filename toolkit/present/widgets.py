@@ -9,8 +9,10 @@ is escaped and deterministic (no ids, no clock). Presentation only: the CLI does
 A widget remembers its choices per construction (same class and arguments, same capture), so re-running
 a notebook cell keeps what was selected; ``remember=False`` or ``forget_selections()`` turns that off.
 """
+
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import html
@@ -22,21 +24,38 @@ from typing import Any
 import ipywidgets as W
 import pandas as pd
 
-from toolkit.capture import Capture
-from toolkit.layers.execution import DEFAULT_DSH, replay
-from toolkit.knowledge import dsh_runtime as rt
-from toolkit.knowledge.dsh_tools import BASH_DESCRIPTION, SCHEMAS, schema_for
-from toolkit.knowledge.pi_ai import DEFAULT_VERSION, VERSIONS as PI_AI_VERSIONS
-from toolkit.knowledge.pi_ai_tools import APIS
-from toolkit.layers.serialization import PiAiRefusal, convert_tools, strict_state, variants
 from toolkit.analysis.triage import LAYERS, UNKNOWN, errors
 from toolkit.analysis.whatif import POLICIES, whatif
+from toolkit.capture import Capture
+from toolkit.knowledge import dsh_runtime as rt
+from toolkit.knowledge.dsh_tools import BASH_DESCRIPTION, SCHEMAS, schema_for
+from toolkit.knowledge.pi_ai import DEFAULT_VERSION
+from toolkit.knowledge.pi_ai import VERSIONS as PI_AI_VERSIONS
+from toolkit.knowledge.pi_ai_tools import APIS
+from toolkit.layers.execution import DEFAULT_DSH, replay
+from toolkit.layers.serialization import PiAiRefusal, convert_tools, strict_state, variants
 
 __all__ = [
-    "APIS", "COMPATS", "GATEWAYS", "DSH_VERSIONS", "MODES",
-    "variant_view", "compare_views", "diff_html", "tool_definition", "StrictVariantComparer",
-    "filter_exchanges", "exchange_detail", "detail_html", "frame_html", "time_options", "CaptureExplorer",
-    "whatif_table", "session_mode", "WhatIfExplorer", "forget_selections",
+    "APIS",
+    "COMPATS",
+    "DSH_VERSIONS",
+    "GATEWAYS",
+    "MODES",
+    "CaptureExplorer",
+    "StrictVariantComparer",
+    "WhatIfExplorer",
+    "compare_views",
+    "detail_html",
+    "diff_html",
+    "exchange_detail",
+    "filter_exchanges",
+    "forget_selections",
+    "frame_html",
+    "session_mode",
+    "time_options",
+    "tool_definition",
+    "variant_view",
+    "whatif_table",
 ]
 
 COMPATS = ("unset", "true", "false")  # compat.supportsStrictMode
@@ -97,15 +116,21 @@ def _esc(value: Any) -> str:
 # 1. Strict-variant comparer
 # =================================================================================================
 
+
 def tool_definition(tool: str | dict) -> dict:
     """The pi-ai tool definition for a DSH tool name (schema from ``dsh_tools``; bash and pwsh with
     ``BASH_DESCRIPTION``, write and edit have no description there), or a copy of a given definition
     (a Chat Completions tool nested under ``function`` is flattened)."""
     if isinstance(tool, str):
         if tool not in SCHEMAS:
-            raise ValueError(f"unknown DSH tool {tool!r}; choose one of {', '.join(DSH_TOOLS)} or pass a definition dict")
-        return {"name": tool, "description": BASH_DESCRIPTION if tool in ("bash", "pwsh") else None,
-                "parameters": schema_for(tool)}
+            raise ValueError(
+                f"unknown DSH tool {tool!r}; choose one of {', '.join(DSH_TOOLS)} or pass a definition dict"
+            )
+        return {
+            "name": tool,
+            "description": BASH_DESCRIPTION if tool in ("bash", "pwsh") else None,
+            "parameters": schema_for(tool),
+        }
     if not isinstance(tool, dict):
         raise TypeError(f"tool must be a DSH tool name or a pi-ai tool definition dict, not {type(tool).__name__}")
     tool = copy.deepcopy(tool)
@@ -138,14 +163,30 @@ def variant_view(tool: str | dict, *, api: str, compat: str, gateway: str, pi_ai
     if gateway not in GATEWAYS:
         raise ValueError(f"unknown gateway {gateway!r}; choose one of {', '.join(GATEWAYS)}")
     definition = tool_definition(tool)
-    base = {"tool": definition.get("name"), "description": definition.get("description"), "api": api,
-            "compat": compat, "gateway": gateway, "pi_ai": pi_ai}
+    base = {
+        "tool": definition.get("name"),
+        "description": definition.get("description"),
+        "api": api,
+        "compat": compat,
+        "gateway": gateway,
+        "pi_ai": pi_ai,
+    }
     try:
         sent = _flat(convert_tools([definition], api=api, compat=_COMPAT_OBJ[compat], pi_ai=pi_ai)[0])
     except PiAiRefusal as exc:
-        return {**base, "variant": None, "sent": None, "sent_strict": "not sent", "read_as": READ_NOT_SENT,
-                "schema": None, "required": (), "optional": (), "nullable": (), "additional_properties": None,
-                "must_send": f"nothing: pi-ai refuses before sending ({exc})"}
+        return {
+            **base,
+            "variant": None,
+            "sent": None,
+            "sent_strict": "not sent",
+            "read_as": READ_NOT_SENT,
+            "schema": None,
+            "required": (),
+            "optional": (),
+            "nullable": (),
+            "additional_properties": None,
+            "must_send": f"nothing: pi-ai refuses before sending ({exc})",
+        }
     state = strict_state(sent)
     if gateway == "pass-through":
         name = {"absent": _V_PASS, "null": _V_NULL, "false": _V_FALSE, "true": _V_TRUE}[state]
@@ -157,10 +198,19 @@ def variant_view(tool: str | dict, *, api: str, compat: str, gateway: str, pi_ai
     read_as = {_V_TRUE: READ_TRANSFORMED, _V_NORMALISED: READ_NORMALISED}.get(name, READ_NON_STRICT)
     # the schema as the gateway passes it on: what was sent, unless the gateway normalised it
     schema = row["schema"] if name == _V_NORMALISED else sent.get("parameters")
-    return {**base, "variant": name, "sent": sent, "sent_strict": state, "read_as": read_as,
-            "schema": copy.deepcopy(schema), "required": tuple(row["required"]), "optional": tuple(row["optional"]),
-            "nullable": tuple(row["nullable"]), "additional_properties": row["additional_properties"],
-            "must_send": row["must_send"]}
+    return {
+        **base,
+        "variant": name,
+        "sent": sent,
+        "sent_strict": state,
+        "read_as": read_as,
+        "schema": copy.deepcopy(schema),
+        "required": tuple(row["required"]),
+        "optional": tuple(row["optional"]),
+        "nullable": tuple(row["nullable"]),
+        "additional_properties": row["additional_properties"],
+        "must_send": row["must_send"],
+    }
 
 
 def _props(view: dict) -> list[str]:
@@ -177,16 +227,26 @@ def compare_views(left: dict, right: dict) -> dict:
     names = lp + [p for p in rp if p not in lp]
     lreq, rreq = set(left.get("required") or ()), set(right.get("required") or ())
     lnull, rnull = set(left.get("nullable") or ()), set(right.get("nullable") or ())
-    out: dict[str, Any] = {k: [] for k in ("required_added", "required_removed", "became_nullable",
-                                           "no_longer_nullable", "properties_added", "properties_removed")}
+    out: dict[str, Any] = {
+        k: []
+        for k in (
+            "required_added",
+            "required_removed",
+            "became_nullable",
+            "no_longer_nullable",
+            "properties_added",
+            "properties_removed",
+        )
+    }
     per: dict[str, list[str]] = {}
     for p in names:
         changes = []
         # (left set, right set, key and label when gained, key and label when lost)
         for left_set, right_set, gained, lost in (
-                (lp, rp, ("properties_added", "property added"), ("properties_removed", "property removed")),
-                (lreq, rreq, ("required_added", "required added"), ("required_removed", "required removed")),
-                (lnull, rnull, ("became_nullable", "became nullable"), ("no_longer_nullable", "no longer nullable"))):
+            (lp, rp, ("properties_added", "property added"), ("properties_removed", "property removed")),
+            (lreq, rreq, ("required_added", "required added"), ("required_removed", "required removed")),
+            (lnull, rnull, ("became_nullable", "became nullable"), ("no_longer_nullable", "no longer nullable")),
+        ):
             if p in right_set and p not in left_set:
                 key, label = gained
             elif p in left_set and p not in right_set:
@@ -205,15 +265,22 @@ def compare_views(left: dict, right: dict) -> dict:
     return out
 
 
-def _json_lines(value: Any, path: tuple = (), indent: int = 0, prefix: str = "", comma: str = "") -> list[tuple[str, tuple]]:
+def _json_lines(
+    value: Any, path: tuple = (), indent: int = 0, prefix: str = "", comma: str = ""
+) -> list[tuple[str, tuple]]:
     """``json.dumps(value, indent=2)`` line by line, each line with the JSON path it belongs to."""
     pad = "  " * indent
     if isinstance(value, dict) and value:
         items = list(value.items())
         lines = [(f"{pad}{prefix}{{", path)]
         for i, (k, v) in enumerate(items):
-            lines += _json_lines(v, path + (k,), indent + 1, json.dumps(str(k), ensure_ascii=False) + ": ",
-                                 "," if i < len(items) - 1 else "")
+            lines += _json_lines(
+                v,
+                path + (k,),
+                indent + 1,
+                json.dumps(str(k), ensure_ascii=False) + ": ",
+                "," if i < len(items) - 1 else "",
+            )
         return lines + [(f"{pad}}}{comma}", path)]
     if isinstance(value, list) and value:
         lines = [(f"{pad}{prefix}[", path)]
@@ -223,8 +290,13 @@ def _json_lines(value: Any, path: tuple = (), indent: int = 0, prefix: str = "",
     return [(f"{pad}{prefix}{json.dumps(value, ensure_ascii=False, default=str)}{comma}", path)]
 
 
-def _schema_html(schema: Any, *, required_marks: dict[str, tuple[str, str]], block_marks: dict[str, tuple[str, str]],
-                 ap_mark: tuple[str, str] | None) -> str:
+def _schema_html(
+    schema: Any,
+    *,
+    required_marks: dict[str, tuple[str, str]],
+    block_marks: dict[str, tuple[str, str]],
+    ap_mark: tuple[str, str] | None,
+) -> str:
     """Pretty JSON with the lines of changed parts wrapped in ``<mark class=… title=…>``."""
     req = list(schema.get("required") or []) if isinstance(schema, dict) else []
     line_marks: dict[tuple, tuple[str, str]] = {}
@@ -258,17 +330,20 @@ def _view_html(view: dict, cmp: dict, side: str) -> str:
     ap = view.get("additional_properties")
     head = [
         f'<div class="tk-head"><b>{_esc(view["tool"])}</b> · {_esc(view["api"])} · compat.supportsStrictMode '
-        f'{_esc(view["compat"])} · gateway {_esc(view["gateway"])} · pi-ai {_esc(view["pi_ai"])}</div>',
+        f"{_esc(view['compat'])} · gateway {_esc(view['gateway'])} · pi-ai {_esc(view['pi_ai'])}</div>",
         f'<div class="tk-head">sent strict: {hl("sent_strict", "<code>" + _esc(view["sent_strict"]) + "</code>")} · '
-        f'read as: {hl("read_as", _esc(view["read_as"]))} · additionalProperties: '
-        f'{hl("additional_properties", "<code>" + _esc(ap) + "</code>")}</div>',
+        f"read as: {hl('read_as', _esc(view['read_as']))} · additionalProperties: "
+        f"{hl('additional_properties', '<code>' + _esc(ap) + '</code>')}</div>",
         f'<div class="tk-head">must send: {hl("must_send", _esc(view["must_send"]))}</div>',
         f'<div class="tk-head">required: {_esc(_seq(view["required"]))} · optional: {_esc(_seq(view["optional"]))}'
-        f' · nullable: {_esc(_seq(view["nullable"]))}</div>',
+        f" · nullable: {_esc(_seq(view['nullable']))}</div>",
     ]
     desc = view.get("description")
-    head.append(f"<details><summary>description</summary><div>{_esc(desc)}</div></details>" if desc
-                else '<div class="tk-head">description: none</div>')
+    head.append(
+        f"<details><summary>description</summary><div>{_esc(desc)}</div></details>"
+        if desc
+        else '<div class="tk-head">description: none</div>'
+    )
     if view.get("schema") is None:
         body = "<p>no schema reaches the model</p>"
     else:
@@ -279,8 +354,11 @@ def _view_html(view: dict, cmp: dict, side: str) -> str:
             required = {p: ("tk-required-removed", "required on this side only") for p in cmp["required_removed"]}
             blocks = {p: ("tk-no-longer-nullable", "nullable on this side only") for p in cmp["no_longer_nullable"]}
         ap_mark = ("tk-ap", "additionalProperties differs") if cmp.get("additional_properties") else None
-        body = ('<pre class="tk-schema">'
-                + _schema_html(view["schema"], required_marks=required, block_marks=blocks, ap_mark=ap_mark) + "</pre>")
+        body = (
+            '<pre class="tk-schema">'
+            + _schema_html(view["schema"], required_marks=required, block_marks=blocks, ap_mark=ap_mark)
+            + "</pre>"
+        )
     return f'{_CSS}<div class="tk-view tk-{side}">' + "".join(head) + body + "</div>"
 
 
@@ -295,13 +373,21 @@ def summary_html(left: dict, right: dict) -> str:
     """One line: what changes from left to right."""
     cmp = compare_views(left, right)
     parts = []
-    for key, label in (("sent_strict", "sent strict"), ("read_as", "read as"),
-                       ("additional_properties", "additionalProperties")):
+    for key, label in (
+        ("sent_strict", "sent strict"),
+        ("read_as", "read as"),
+        ("additional_properties", "additionalProperties"),
+    ):
         if cmp[key]:
             parts.append(f"{label} {cmp[key]['left']} → {cmp[key]['right']}")
-    for key, label in (("required_added", "now required"), ("required_removed", "no longer required"),
-                       ("became_nullable", "now nullable"), ("no_longer_nullable", "no longer nullable"),
-                       ("properties_added", "added"), ("properties_removed", "removed")):
+    for key, label in (
+        ("required_added", "now required"),
+        ("required_removed", "no longer required"),
+        ("became_nullable", "now nullable"),
+        ("no_longer_nullable", "no longer nullable"),
+        ("properties_added", "added"),
+        ("properties_removed", "removed"),
+    ):
         if cmp[key]:
             parts.append(f"{label}: {', '.join(cmp[key])}")
     text = "; ".join(parts) if parts else "no difference in what the model must send"
@@ -309,8 +395,18 @@ def summary_html(left: dict, right: dict) -> str:
 
 
 _SIDE_DEFAULTS = {
-    "left": {"api": "openai-responses", "compat": "unset", "gateway": "reads absent as strict", "pi_ai": DEFAULT_VERSION},
-    "right": {"api": "openai-responses", "compat": "true", "gateway": "reads absent as strict", "pi_ai": DEFAULT_VERSION},
+    "left": {
+        "api": "openai-responses",
+        "compat": "unset",
+        "gateway": "reads absent as strict",
+        "pi_ai": DEFAULT_VERSION,
+    },
+    "right": {
+        "api": "openai-responses",
+        "compat": "true",
+        "gateway": "reads absent as strict",
+        "pi_ai": DEFAULT_VERSION,
+    },
 }
 _SIDE_OPTIONS = {"api": APIS, "compat": COMPATS, "gateway": GATEWAYS, "pi_ai": PI_AI_VERSIONS}
 
@@ -336,8 +432,9 @@ class StrictVariantComparer:
     also as ``controls["left"]["api"]``); panes ``left_pane``, ``right_pane``, ``summary``.
     """
 
-    def __init__(self, tool: str | dict = "bash", left: dict | None = None, right: dict | None = None, *,
-                 remember: bool = True):
+    def __init__(
+        self, tool: str | dict = "bash", left: dict | None = None, right: dict | None = None, *, remember: bool = True
+    ):
         options: list[tuple[str, Any]] = [(t, t) for t in DSH_TOOLS]
         if isinstance(tool, dict):
             definition = tool_definition(tool)
@@ -349,8 +446,10 @@ class StrictVariantComparer:
         self.tool = W.Dropdown(options=options, value=tool, description="tool")
         self.controls: dict[str, dict[str, W.Dropdown]] = {}
         for side, choices in sides.items():
-            self.controls[side] = {k: W.Dropdown(options=list(_SIDE_OPTIONS[k]), value=choices[k],
-                                                 description=k.replace("_", "-")) for k in _SIDE_OPTIONS}
+            self.controls[side] = {
+                k: W.Dropdown(options=list(_SIDE_OPTIONS[k]), value=choices[k], description=k.replace("_", "-"))
+                for k in _SIDE_OPTIONS
+            }
         c = self.controls
         self.left_api, self.left_compat, self.left_gateway, self.left_pi_ai = (c["left"][k] for k in _SIDE_OPTIONS)
         self.right_api, self.right_compat, self.right_gateway, self.right_pi_ai = (c["right"][k] for k in _SIDE_OPTIONS)
@@ -367,16 +466,25 @@ class StrictVariantComparer:
         self._update()
         for dd in [self.tool, *c["left"].values(), *c["right"].values()]:
             dd.observe(self._update, names="value")
-        box = lambda side, pane: W.VBox([W.HTML(f"<b>{side}</b>"), *c[side].values(), pane],  # noqa: E731
-                                        layout=W.Layout(width="50%"))
-        self.widget = W.VBox([self.tool, self.summary, W.HBox([box("left", self.left_pane), box("right", self.right_pane)])])
+
+        def box(side, pane):
+            return W.VBox(
+                [W.HTML(f"<b>{side}</b>"), *c[side].values(), pane],
+                layout=W.Layout(width="50%"),
+            )
+
+        self.widget = W.VBox(
+            [self.tool, self.summary, W.HBox([box("left", self.left_pane), box("right", self.right_pane)])]
+        )
         self.widget.add_class("tk-cmp")
 
     @property
     def value(self) -> dict:
         """The current choices: ``{"tool", "left": {api, compat, gateway, pi_ai}, "right": {…}}``."""
-        return {"tool": self.tool.value,
-                **{side: {k: dd.value for k, dd in ctl.items()} for side, ctl in self.controls.items()}}
+        return {
+            "tool": self.tool.value,
+            **{side: {k: dd.value for k, dd in ctl.items()} for side, ctl in self.controls.items()},
+        }
 
     def views(self) -> tuple[dict, dict]:
         """The two ``variant_view`` dicts for the current choices."""
@@ -409,18 +517,27 @@ def _set_quietly(control, value) -> None:
     """Restore a remembered value if it is still a valid choice."""
     if value is None:
         return
-    try:
+    with contextlib.suppress(Exception):
         control.value = value
-    except Exception:  # noqa: BLE001 - a remembered choice that no longer exists is simply dropped
-        pass
 
 
 # =================================================================================================
 # 2. Capture explorer
 # =================================================================================================
 
-FILTER_COLUMNS = ["exchange_id", "started_at", "source", "endpoint", "api", "model", "status", "terminal",
-                  "error_code", "layer", "n_errors"]
+FILTER_COLUMNS = [
+    "exchange_id",
+    "started_at",
+    "source",
+    "endpoint",
+    "api",
+    "model",
+    "status",
+    "terminal",
+    "error_code",
+    "layer",
+    "n_errors",
+]
 LAYER_CHOICES = ("none",) + LAYERS + (UNKNOWN,)
 _STATUS_CLASS = re.compile(r"^[1-5]xx$")
 _FAILED_TERMINALS = ("http-error", "failed", "cut")
@@ -443,9 +560,17 @@ def _layers(capture: Capture, triaged: pd.DataFrame | None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["exchange_id", "layer", "n_errors"])
 
 
-def filter_exchanges(capture: Capture, *, endpoint: str | None = None, model: str | None = None,
-                     status: int | str | None = None, layer: str | None = None, start=None, end=None,
-                     triaged: pd.DataFrame | None = None) -> pd.DataFrame:
+def filter_exchanges(
+    capture: Capture,
+    *,
+    endpoint: str | None = None,
+    model: str | None = None,
+    status: int | str | None = None,
+    layer: str | None = None,
+    start=None,
+    end=None,
+    triaged: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """The exchanges matching every filter given, in capture order, with each one's error ``layer``.
 
     ``status`` is an HTTP status (``429``), a class (``"2xx"``, ``"4xx"``, ``"5xx"``) or ``"error"``
@@ -469,9 +594,10 @@ def filter_exchanges(capture: Capture, *, endpoint: str | None = None, model: st
             lo = int(status[0]) * 100
             keep &= ((st >= lo) & (st < lo + 100)).fillna(False)
         elif status == "error":
-            keep &= ((st >= 400).fillna(False) | ex["terminal"].isin(_FAILED_TERMINALS).fillna(False))
+            keep &= (st >= 400).fillna(False) | ex["terminal"].isin(_FAILED_TERMINALS).fillna(False)
         elif (isinstance(status, numbers.Integral) and not isinstance(status, bool)) or (
-                isinstance(status, str) and status.isdigit()):
+            isinstance(status, str) and status.isdigit()
+        ):
             keep &= (st == int(status)).fillna(False)
         else:
             raise ValueError(f"unknown status filter {status!r}; give an int, '2xx', '4xx', '5xx' or 'error'")
@@ -529,7 +655,9 @@ def _first_row(capture: Capture, exchange_id: str) -> pd.DataFrame:
     return row.iloc[[0]]
 
 
-def exchange_detail(capture: Capture, exchange_id: str, *, triaged: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
+def exchange_detail(
+    capture: Capture, exchange_id: str, *, triaged: pd.DataFrame | None = None
+) -> dict[str, pd.DataFrame]:
     """One exchange for reading: ``exchange`` (its row transposed: field, value), ``tools`` (name,
     strict_state, required, optional), ``inputs`` (role, item_type, part_type, media_type, byte_size,
     text_preview, image_dropped), ``calls`` (name, call_id, arguments_raw, parse_error, complete) and
@@ -612,25 +740,32 @@ class CaptureExplorer:
         self._triaged = errors(capture)
         self._key = ("CaptureExplorer", _capture_key(capture)) if remember else None
         ex = capture.exchanges
-        self.endpoint = W.Dropdown(options=_any(sorted(ex["endpoint"].dropna().astype(str).unique())),
-                                   value=None, description="endpoint")
-        self.model = W.Dropdown(options=_any(sorted(ex["model"].dropna().astype(str).unique())),
-                                value=None, description="model")
+        self.endpoint = W.Dropdown(
+            options=_any(sorted(ex["endpoint"].dropna().astype(str).unique())), value=None, description="endpoint"
+        )
+        self.model = W.Dropdown(
+            options=_any(sorted(ex["model"].dropna().astype(str).unique())), value=None, description="model"
+        )
         statuses = sorted(int(s) for s in ex["status"].dropna().unique())
-        self.status = W.Dropdown(options=[("any", None), ("2xx", "2xx"), ("4xx", "4xx"), ("5xx", "5xx"),
-                                          ("error", "error")] + [(str(s), s) for s in statuses],
-                                 value=None, description="status")
-        self.layer = W.Dropdown(options=[("any", None)] + [(c, c) for c in LAYER_CHOICES], value=None,
-                                description="layer")
+        self.status = W.Dropdown(
+            options=[("any", None), ("2xx", "2xx"), ("4xx", "4xx"), ("5xx", "5xx"), ("error", "error")]
+            + [(str(s), s) for s in statuses],
+            value=None,
+            description="status",
+        )
+        self.layer = W.Dropdown(
+            options=[("any", None)] + [(c, c) for c in LAYER_CHOICES], value=None, description="layer"
+        )
         self._times = time_options(capture)
         if self._times:
-            self.time_range = W.SelectionRangeSlider(options=self._times, index=(0, len(self._times) - 1),
-                                                     description="time", layout=W.Layout(width="90%"))
+            self.time_range = W.SelectionRangeSlider(
+                options=self._times, index=(0, len(self._times) - 1), description="time", layout=W.Layout(width="90%")
+            )
         else:
-            self.time_range = W.SelectionRangeSlider(options=[("no times", None)], index=(0, 0),
-                                                     description="time", disabled=True)
-        self.exchange = W.Select(options=[], value=None, rows=10, description="exchanges",
-                                 layout=W.Layout(width="90%"))
+            self.time_range = W.SelectionRangeSlider(
+                options=[("no times", None)], index=(0, 0), description="time", disabled=True
+            )
+        self.exchange = W.Select(options=[], value=None, rows=10, description="exchanges", layout=W.Layout(width="90%"))
         self.count = W.HTML()
         self.detail = W.HTML()
         self._busy = False
@@ -640,8 +775,16 @@ class CaptureExplorer:
         for control in (self.endpoint, self.model, self.status, self.layer, self.time_range):
             control.observe(self._refilter, names="value")
         self.exchange.observe(self._show, names="value")
-        self.widget = W.VBox([W.HBox([self.endpoint, self.model]), W.HBox([self.status, self.layer]),
-                              self.time_range, self.count, self.exchange, self.detail])
+        self.widget = W.VBox(
+            [
+                W.HBox([self.endpoint, self.model]),
+                W.HBox([self.status, self.layer]),
+                self.time_range,
+                self.count,
+                self.exchange,
+                self.detail,
+            ]
+        )
 
     def filters(self) -> dict:
         """The current filters, as ``filter_exchanges`` takes them (a full time range is ``None``)."""
@@ -650,8 +793,14 @@ class CaptureExplorer:
             lo, hi = self.time_range.index
             start = None if lo == 0 else self._times[lo][1]
             end = None if hi == len(self._times) - 1 else self._times[hi][1]
-        return {"endpoint": self.endpoint.value, "model": self.model.value, "status": self.status.value,
-                "layer": self.layer.value, "start": start, "end": end}
+        return {
+            "endpoint": self.endpoint.value,
+            "model": self.model.value,
+            "status": self.status.value,
+            "layer": self.layer.value,
+            "start": start,
+            "end": end,
+        }
 
     @property
     def value(self) -> dict:
@@ -668,10 +817,8 @@ class CaptureExplorer:
         for name in ("endpoint", "model", "status", "layer"):
             _set_quietly(getattr(self, name), saved.get(name))
         if self._times and saved.get("time_index"):
-            try:
+            with contextlib.suppress(Exception):
                 self.time_range.index = tuple(saved["time_index"])
-            except Exception:  # noqa: BLE001
-                pass
         self._wanted = saved.get("exchange_id")
 
     def _remember(self) -> None:
@@ -733,16 +880,21 @@ def _session_modes(capture: Capture) -> set[str]:
     ev = capture.events
     if ev.empty:
         return set()
-    return {r.payload.get("mode") for r in ev[ev["type"] == "sandbox/mode"].itertuples(index=False)
-            if isinstance(r.payload, dict)}
+    return {
+        r.payload.get("mode")
+        for r in ev[ev["type"] == "sandbox/mode"].itertuples(index=False)
+        if isinstance(r.payload, dict)
+    }
 
 
 def _with_mode(capture: Capture, mode: str) -> Capture:
     """The capture as if every ``sandbox/mode`` event had set ``mode`` (a what-if on the session's mode)."""
     ev = capture.events.copy()
     is_mode = (ev["type"] == "sandbox/mode").to_numpy()
-    ev["payload"] = [{**p, "mode": mode, "source": "what-if"} if m and isinstance(p, dict) else p
-                     for p, m in zip(ev["payload"], is_mode)]
+    ev["payload"] = [
+        {**p, "mode": mode, "source": "what-if"} if m and isinstance(p, dict) else p
+        for p, m in zip(ev["payload"], is_mode)
+    ]
     return dataclasses.replace(capture, events=ev)
 
 
@@ -766,19 +918,25 @@ def whatif_table(capture: Capture, *, mode: str | None = None, dsh: str = DEFAUL
     if mode is not None and recorded and recorded != {mode}:
         capture = _with_mode(capture, mode)
     base = replay(capture, mode=mode, dsh=dsh)
-    out = pd.DataFrame({
-        "call_id": base["call_id"], "tool": base["tool"], "effective_mode": base["effective_mode"],
-        "mode_source": base["mode_source"],
-        "baseline": [None if pd.isna(ok) else (msg if not ok else "runs") for ok, msg in zip(base["ok"], base["message"])],
-        "baseline_stage": base["stage"],
-    })
+    out = pd.DataFrame(
+        {
+            "call_id": base["call_id"],
+            "tool": base["tool"],
+            "effective_mode": base["effective_mode"],
+            "mode_source": base["mode_source"],
+            "baseline": [
+                None if pd.isna(ok) else (msg if not ok else "runs") for ok, msg in zip(base["ok"], base["message"])
+            ],
+            "baseline_stage": base["stage"],
+        }
+    )
     modelled = base["ok"].notna().to_numpy()
     outcomes = {p: [pd.NA] * len(base) for p in policies}
     if policies and modelled.any():
         wi = whatif(capture, mode=mode, dsh=dsh, policies=policies)
         positions = [i for i, m in enumerate(modelled) if m]
         for n, i in enumerate(positions):
-            chunk = wi.iloc[n * len(policies):(n + 1) * len(policies)]
+            chunk = wi.iloc[n * len(policies) : (n + 1) * len(policies)]
             if list(chunk["call_id"]) != [base["call_id"].iloc[i]] * len(policies):  # whatif's row order changed
                 raise RuntimeError("whatif() rows no longer follow replay()'s call order")
             for p, outcome in zip(chunk["policy"], chunk["outcome"]):
@@ -809,8 +967,9 @@ class WhatIfExplorer:
         self._key = ("WhatIfExplorer", _capture_key(capture), mode) if remember else None
         self.mode = W.Dropdown(options=list(MODES), value=default, description="mode")
         self.dsh = W.Dropdown(options=list(DSH_VERSIONS), value=DEFAULT_DSH, description="DSH")
-        self.policies = W.SelectMultiple(options=list(POLICIES), value=tuple(POLICIES), rows=len(POLICIES),
-                                         description="policies")
+        self.policies = W.SelectMultiple(
+            options=list(POLICIES), value=tuple(POLICIES), rows=len(POLICIES), description="policies"
+        )
         self.table = W.HTML()
         saved = _MEMORY.get(self._key) if self._key else None
         if saved:
@@ -833,14 +992,19 @@ class WhatIfExplorer:
     def _update(self, change=None) -> None:
         v = self.value
         if self.recorded_mode is None:
-            where = "given" if v["mode"] == self.given_mode else (
-                "default" if self.given_mode is None and v["mode"] == "danger-full-access" else "chosen")
+            where = (
+                "given"
+                if v["mode"] == self.given_mode
+                else ("default" if self.given_mode is None and v["mode"] == "danger-full-access" else "chosen")
+            )
         elif _session_modes(self.capture) == {v["mode"]}:
             where = "the session's own mode"
         else:
             where = f"what-if: the session ran in {self.recorded_mode}"
-        head = (f'<div class="tk-head">mode <b>{_esc(v["mode"])}</b> ({_esc(where)}) · DSH {_esc(v["dsh"])} · '
-                f'policies: {_esc(_seq(v["policies"]))}</div>')
+        head = (
+            f'<div class="tk-head">mode <b>{_esc(v["mode"])}</b> ({_esc(where)}) · DSH {_esc(v["dsh"])} · '
+            f"policies: {_esc(_seq(v['policies']))}</div>"
+        )
         table = frame_html(self.result(), empty="no tool calls in this capture")
         self.table.value = f'{_CSS}<div class="tk-view">{head}{table}</div>'
         if self._key:

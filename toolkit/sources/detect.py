@@ -1,4 +1,5 @@
 """Which reader a file needs, decided from its first bytes rather than its name."""
+
 from __future__ import annotations
 
 import json
@@ -86,10 +87,16 @@ def detect(path: Path) -> str:
     data = head(path)
     for magic, what in _MAGIC:
         if data.startswith(magic):
-            raise CaptureError(path, f"this is {what}, not a capture (HAR, JSONL, SSE, DSH session or mitmproxy flows)", location="byte 0")
+            raise CaptureError(
+                path,
+                f"this is {what}, not a capture (HAR, JSONL, SSE, DSH session or mitmproxy flows)",
+                location="byte 0",
+            )
     text = data.lstrip(b"\xef\xbb\xbf").lstrip()
     if not text:
-        raise CaptureError(path, "the file is empty" if not data else "the file holds only white space", location="byte 0")
+        raise CaptureError(
+            path, "the file is empty" if not data else "the file holds only white space", location="byte 0"
+        )
     if _TNETSTRING.match(text):
         return "mitm"
     if text[:1] == b"{":
@@ -97,8 +104,12 @@ def detect(path: Path) -> str:
     if _SSE_LINE.match(text):
         return "sse"
     if text[:1] == b"[":
-        raise CaptureError(path, "a JSON array, not one of the capture formats; for a Helicone export use "
-                           "`--format jsonl` (one request per line)", location="byte 0")
+        raise CaptureError(
+            path,
+            "a JSON array, not one of the capture formats; for a Helicone export use "
+            "`--format jsonl` (one request per line)",
+            location="byte 0",
+        )
     if b"\x00" in data[:1024]:
         raise CaptureError(path, "binary data that is not a known capture format", location="byte 0")
     snippet = text[:40].decode("utf-8", "replace")
@@ -108,7 +119,7 @@ def detect(path: Path) -> str:
 def _detect_json(path: Path, text: bytes) -> str:
     if _HAR_START.match(text):
         return "har"
-    first, _, rest = text.partition(b"\n")
+    first, _, _rest = text.partition(b"\n")
     try:
         obj = json.loads(first)
     except ValueError:
@@ -122,9 +133,12 @@ def _detect_json(path: Path, text: bytes) -> str:
 
         if not recognizes(obj):
             keys = ", ".join(list(obj)[:8])
-            raise CaptureError(path, "JSON Lines, but not an exchange log: the first line has no request/response "
-                               f"(keys: {keys}); the accepted shapes are listed in toolkit/sources/jsonl.py",
-                               location="line 1")
+            raise CaptureError(
+                path,
+                "JSON Lines, but not an exchange log: the first line has no request/response "
+                f"(keys: {keys}); the accepted shapes are listed in toolkit/sources/jsonl.py",
+                location="line 1",
+            )
         return "jsonl"
     # A pretty-printed document: HAR puts "log" first, but exporters may not.
     if re.search(rb'"log"\s*:\s*\{', text) and b'"entries"' in text:
@@ -136,4 +150,6 @@ def _detect_json(path: Path, text: bytes) -> str:
             pos = getattr(exc, "pos", None)
             where = f"byte {pos}" if pos is not None else None
             raise CaptureError(path, f"not valid JSON: {getattr(exc, 'msg', exc)}", location=where) from None
-    raise CaptureError(path, "a JSON document that is neither HAR (no top-level \"log\") nor JSON Lines", location="byte 0")
+    raise CaptureError(
+        path, 'a JSON document that is neither HAR (no top-level "log") nor JSON Lines', location="byte 0"
+    )

@@ -3,6 +3,7 @@
 Decoding is ``toolkit.wire.dsh_records.SessionDecoder``'s; this module only opens the file, undoes
 zstd (detected by its magic bytes, never by the name), splits lines and counts them.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -10,9 +11,9 @@ from os import PathLike
 from pathlib import Path
 
 from toolkit.errors import CaptureError
+from toolkit.sources.detect import ZSTD_MAGIC
 from toolkit.wire.dsh_records import SessionDecoder, SessionHeaderError
 from toolkit.wire.records import EntryCount, Problem
-from toolkit.sources.detect import ZSTD_MAGIC
 
 #: Bytes read from the file per step; a zstd frame's output per step is bounded by its input.
 READ_SIZE = 64 * 1024
@@ -104,8 +105,10 @@ class _ZstdChunks:
                 try:
                     out = obj.decompress(comp)
                 except zstandard.ZstdError as exc:
-                    self.error = (f"corrupt zstd data in frame {self.frames + 1} (at compressed byte {frame_at}): "
-                                  f"{exc}; decoding stopped after {self.offset} decompressed bytes")
+                    self.error = (
+                        f"corrupt zstd data in frame {self.frames + 1} (at compressed byte {frame_at}): "
+                        f"{exc}; decoding stopped after {self.offset} decompressed bytes"
+                    )
                     return
                 if out:
                     self.offset += len(out)
@@ -117,8 +120,10 @@ class _ZstdChunks:
                 else:
                     comp = b""
         if obj is not None:
-            self.error = (f"zstd stream truncated: frame {self.frames + 1} (at compressed byte {frame_at}) ends early "
-                          f"after {self.offset} decompressed bytes ({self.frames} complete frames)")
+            self.error = (
+                f"zstd stream truncated: frame {self.frames + 1} (at compressed byte {frame_at}) ends early "
+                f"after {self.offset} decompressed bytes ({self.frames} complete frames)"
+            )
 
 
 def _lines(chunks) -> Iterator[tuple[int, bytes]]:

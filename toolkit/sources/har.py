@@ -8,6 +8,7 @@ Firefox (no ``text``, reason in ``comment``), Safari (``_textBase64``), HTTP Too
 (``_requestBodyStatus: discarded:*``, ``_content``), headers as dicts or ``[name, value]`` pairs,
 compressed bodies kept as base64, ``.zhar`` (zlib) and gzip files.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -164,11 +165,13 @@ class _Walker:
             try:
                 obj, pos = _DECODER.raw_decode(self.text, pos)
             except json.JSONDecodeError as exc:
-                raise _StructureError(exc.pos, f"{exc.msg} in the entry starting at byte {self.byte_offset(start)}") from None
+                raise _StructureError(
+                    exc.pos, f"{exc.msg} in the entry starting at byte {self.byte_offset(start)}"
+                ) from None
             yield obj, start
             pos = self._ws(pos)
             if pos >= len(self.text):
-                raise _StructureError(pos, "file ends early inside \"entries\"")
+                raise _StructureError(pos, 'file ends early inside "entries"')
             if self.text[pos] == "]":
                 return pos + 1
             pos = self._expect(pos, ",", "',' or ']' between entries")
@@ -228,7 +231,12 @@ def _body(container: dict | None, headers: list[Header], what: str, issues: list
         issues.append(Issue("bad-body", f"{what} body text is {type(text).__name__}, not a string"))
         return None
     if text == "" and isinstance(container.get("size"), int) and container["size"] > 0:
-        issues.append(Issue("missing-body", f"{what} body is empty in the capture but {container['size']} bytes were sent (a streamed body the recorder did not keep)"))
+        issues.append(
+            Issue(
+                "missing-body",
+                f"{what} body is empty in the capture but {container['size']} bytes were sent (a streamed body the recorder did not keep)",
+            )
+        )
         return None
     if not encoded:
         return text.encode("utf-8")
@@ -237,14 +245,20 @@ def _body(container: dict | None, headers: list[Header], what: str, issues: list
     except BodyDecodeError as exc:
         issues.append(Issue("bad-base64", f"{what} body: {exc}"))
         return None
-    coding = _header(headers, "content-encoding") if sniff_compression(data) or _header(headers, "content-encoding") else None
+    coding = (
+        _header(headers, "content-encoding")
+        if sniff_compression(data) or _header(headers, "content-encoding")
+        else None
+    )
     coding = sniff_compression(data) or coding
     if coding:
         try:
             data = decode_content(data, coding, cap=MAX_BODY_BYTES)
         except BodyDecodeError as exc:
             if sniff_compression(data):  # it really was compressed and is broken or too large
-                issues.append(Issue("body-too-large" if "cap" in str(exc) else "bad-compression", f"{what} body: {exc}"))
+                issues.append(
+                    Issue("body-too-large" if "cap" in str(exc) else "bad-compression", f"{what} body: {exc}")
+                )
                 return None
             # the exporter had already decoded it; the header only describes the wire
     return data
@@ -272,15 +286,26 @@ def _entry(e: dict, source: str, location: str, xid: str) -> Decoded:
         except ValueError:
             issues.append(Issue("bad-time", f"startedDateTime {e['startedDateTime']!r} is not ISO 8601"))
     ex = Exchange(
-        exchange_id=xid, source=source, location=location, started_at=started,
+        exchange_id=xid,
+        source=source,
+        location=location,
+        started_at=started,
         method=req.get("method") if isinstance(req.get("method"), str) else None,
-        url=url, host=host, path=path, status=status,
+        url=url,
+        host=host,
+        path=path,
+        status=status,
         duration_ms=float(e["time"]) if isinstance(e.get("time"), (int, float)) and e["time"] >= 0 else None,
     )
     body_status = req.get("_requestBodyStatus")
     if isinstance(body_status, str) and body_status.startswith("discarded"):
         comment = req.get("comment") or (req.get("postData") or {}).get("comment") or ""
-        issues.append(Issue("discarded-body", f"request body discarded by the recorder ({body_status}){': ' + comment if comment else ''}"))
+        issues.append(
+            Issue(
+                "discarded-body",
+                f"request body discarded by the recorder ({body_status}){': ' + comment if comment else ''}",
+            )
+        )
         req_body = _body(req.get("postData") or req if "_content" in req else None, req_headers, "request", issues)
     else:
         req_body = _body(req.get("postData"), req_headers, "request", issues)
@@ -294,7 +319,9 @@ def _entry(e: dict, source: str, location: str, xid: str) -> Decoded:
     if status is None:
         d.exchange.terminal = "http-error"
         d.exchange.error_type = d.exchange.error_type or "transport"
-        d.exchange.error_message = d.exchange.error_message or e.get("_error") or resp.get("_error") or "no response in the capture"
+        d.exchange.error_message = (
+            d.exchange.error_message or e.get("_error") or resp.get("_error") or "no response in the capture"
+        )
     d.headers = req_headers + resp_headers
     d.issues = issues + d.issues
     return d

@@ -56,16 +56,18 @@ without bodies (exported without ``--include-body``) gets a ``body-missing`` Iss
 ``request_bytes`` / ``response_bytes`` are the lengths of the bodies as the log holds them (JSON
 values re-serialised compactly), not wire sizes, except for string and base64 bodies.
 """
+
 from __future__ import annotations
 
 import gzip
 import io
 import json
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from os import PathLike
-from typing import Any, Iterator
+from typing import Any
 from urllib.parse import urlsplit
 
 from toolkit.errors import CaptureError
@@ -92,8 +94,13 @@ _LITELLM_ENDPOINTS = {
 _LITELLM_TRUNCATED = "litellm_truncated"  # litellm/constants.py LITELLM_TRUNCATED_PAYLOAD_FIELD
 _LITELLM_KEYS = ("startTime", "call_type", "proxy_server_request", "api_base", "spend")
 _HELICONE_KEYS = (
-    "request_created_at", "request_body", "request_path", "response_status", "response_body",
-    "signed_body_url", "response_created_at",
+    "request_created_at",
+    "request_body",
+    "request_path",
+    "response_status",
+    "response_body",
+    "signed_body_url",
+    "response_created_at",
 )
 
 
@@ -109,7 +116,7 @@ def read(path: str | PathLike, source: str) -> Iterator[Any]:
             start = offset
             offset += len(raw)
             if line_no == 1 and raw.startswith(_BOM):
-                raw, start = raw[len(_BOM):], start + len(_BOM)
+                raw, start = raw[len(_BOM) :], start + len(_BOM)
             if not raw.strip():
                 continue
             entries += 1
@@ -161,8 +168,9 @@ def _numbered_lines(f, path: str | PathLike) -> Iterator[tuple[int, bytes]]:
         try:
             raw = f.readline()
         except Exception as exc:  # gzip/zstd corruption (OSError, EOFError, zstandard.ZstdError)
-            raise CaptureError(path, f"compressed data is corrupt after line {line_no}: {exc}",
-                               location=f"line {line_no + 1}") from None
+            raise CaptureError(
+                path, f"compressed data is corrupt after line {line_no}: {exc}", location=f"line {line_no + 1}"
+            ) from None
         if not raw:
             return
         line_no += 1
@@ -228,8 +236,10 @@ def _entry_record(obj: Any, source: str, line_no: int) -> Decoded | Problem:
         shape = _litellm
     else:
         keys = ", ".join(list(obj)[:8]) or "none"
-        msg = (f"line {line_no}: JSON object with no recognisable request/response "
-               f"(keys: {keys}); expected the canonical, LiteLLM spend-log or Helicone shape")
+        msg = (
+            f"line {line_no}: JSON object with no recognisable request/response "
+            f"(keys: {keys}); expected the canonical, LiteLLM spend-log or Helicone shape"
+        )
         return Problem(source, location, "unknown-shape", msg)
     try:
         return _decode(shape(obj), source, line_no)
@@ -273,8 +283,7 @@ def _decode(entry: _Entry, source: str, line_no: int) -> Decoded:
     )
     ex = decoded.exchange
     # The log's own columns fill only what the bodies did not say.
-    for name in ("model", "input_tokens", "output_tokens", "provider", "error_type", "error_code",
-                 "error_message"):
+    for name in ("model", "input_tokens", "output_tokens", "provider", "error_type", "error_code", "error_message"):
         if getattr(ex, name) is None and getattr(entry, name) is not None:
             setattr(ex, name, getattr(entry, name))
     decoded.headers.extend(Header("request", n, v) for n, v in entry.request_headers)
@@ -303,8 +312,7 @@ def _canonical(obj: dict) -> _Entry:
     if isinstance(resp, dict):
         e.status = _status(resp.get("status"), e.issues)
         e.response_headers = _headers(resp.get("headers"), "response", e.issues)
-        e.response_body, e.response_bytes, resp_fid = _body(
-            resp, e.response_headers, "response", e.issues)
+        e.response_body, e.response_bytes, resp_fid = _body(resp, e.response_headers, "response", e.issues)
         fidelities.append(resp_fid)
     elif resp is not None:
         e.issues.append(Issue("bad-response", f"response is a JSON {json_kind(resp)}, not an object"))
@@ -314,8 +322,9 @@ def _canonical(obj: dict) -> _Entry:
     return e
 
 
-def _body(part: dict, headers: list[tuple[str, str]], direction: str,
-          issues: list[Issue]) -> tuple[bytes | str | None, int | None, str | None]:
+def _body(
+    part: dict, headers: list[tuple[str, str]], direction: str, issues: list[Issue]
+) -> tuple[bytes | str | None, int | None, str | None]:
     value = part.get("body")
     if value is None:
         return None, None, None
@@ -438,11 +447,13 @@ def _litellm(obj: dict) -> _Entry:
     messages = _json_value(obj.get("messages"))
 
     if _not_stored(request) and _not_stored(response):
-        e.issues.append(Issue(
-            "body-not-stored",
-            "LiteLLM stored {} for the request and response: store_prompts_in_spend_logs is off, "
-            "or LiteLLM v1.77.2 dropped them (litellm#15641)",
-        ))
+        e.issues.append(
+            Issue(
+                "body-not-stored",
+                "LiteLLM stored {} for the request and response: store_prompts_in_spend_logs is off, "
+                "or LiteLLM v1.77.2 dropped them (litellm#15641)",
+            )
+        )
     elif _not_stored(request):
         what = "request body (proxy_server_request is empty)"
         if not _not_stored(messages):
@@ -458,10 +469,12 @@ def _litellm(obj: dict) -> _Entry:
         e.response_bytes = len(e.response_body.encode("utf-8"))
     for direction, body in (("request", e.request_body), ("response", e.response_body)):
         if isinstance(body, str) and _LITELLM_TRUNCATED in body:
-            e.issues.append(Issue(
-                "body-truncated",
-                f"LiteLLM truncated strings in the {direction} (MAX_STRING_LENGTH_PROMPT_IN_DB)",
-            ))
+            e.issues.append(
+                Issue(
+                    "body-truncated",
+                    f"LiteLLM truncated strings in the {direction} (MAX_STRING_LENGTH_PROMPT_IN_DB)",
+                )
+            )
     return e
 
 
@@ -545,7 +558,7 @@ def _epoch(value: Any, key: str, issues: list[Issue]) -> float | None:
                 issues.append(Issue("bad-time", f"{key} {text[:60]!r} is not ISO 8601 or epoch time"))
                 return None
             if dt.tzinfo is None:
-                dt = dt.replace(tzinfo=timezone.utc)
+                dt = dt.replace(tzinfo=UTC)
             return dt.timestamp()
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         issues.append(Issue("bad-time", f"{key} {str(value)[:60]!r} is not a time"))

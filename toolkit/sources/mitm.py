@@ -18,19 +18,21 @@ response's ``timestamp_start`` / ``timestamp_end``. The tee addon's
 ``Problem`` (kind ``not-http``); an HTTP flow that errored before a response keeps its request and
 gets an ``Issue`` with mitmproxy's error message.
 """
+
 from __future__ import annotations
 
 import importlib.util
 import shlex
+from collections.abc import Iterator
 from os import PathLike
-from typing import Any, Iterator
+from typing import Any
 from urllib.parse import urlsplit
 
 from toolkit.errors import CaptureError
 from toolkit.wire.encodings import MAX_BODY_BYTES, BodyDecodeError, decode_content
 from toolkit.wire.http import decode_exchange
-from toolkit.wire.tnetstring import MAX_PREFIX, TNetStringError, parse, read_prefix
 from toolkit.wire.records import Decoded, EntryCount, Exchange, Header, Issue, Problem
+from toolkit.wire.tnetstring import MAX_PREFIX, TNetStringError, parse, read_prefix
 
 _CONVERT = "mitmdump -nr {path} --set hardump=out.har"
 
@@ -49,7 +51,7 @@ def read(path: str | PathLike, source: str) -> Iterator[Any]:
     try:
         from mitmproxy.exceptions import FlowReadException
     except ImportError:  # pragma: no cover - present in every mitmproxy that has io.FlowReader
-        FlowReadException = Exception  # noqa: N806
+        FlowReadException = Exception
 
     try:
         f = open(path, "rb")
@@ -67,16 +69,16 @@ def read(path: str | PathLike, source: str) -> Iterator[Any]:
                 if entries == 0:
                     raise CaptureError(path, f"not a mitmproxy flow file: {exc}", location="flow 0") from None
                 # A truncated tail (mitmproxy killed mid-write) loses only what follows.
-                yield Problem(source, f"flow {entries}", "bad-flow",
-                              f"flow {entries}: unreadable, reading stopped here ({exc})")
+                yield Problem(
+                    source, f"flow {entries}", "bad-flow", f"flow {entries}: unreadable, reading stopped here ({exc})"
+                )
                 entries += 1
                 break
             index = entries
             entries += 1
             if not isinstance(flow, mitm_http.HTTPFlow):
                 kind = getattr(flow, "type", None) or type(flow).__name__
-                yield Problem(source, f"flow {index}", "not-http",
-                              f"flow {index}: a {kind} flow, not HTTP")
+                yield Problem(source, f"flow {index}", "not-http", f"flow {index}: a {kind} flow, not HTTP")
                 continue
             yield _decode_flow(flow, source, index)
         yield EntryCount(source, "flow", entries)
@@ -99,18 +101,27 @@ def _read_native(path: str | PathLike, source: str, import_error: ImportError) -
             except (TNetStringError, ValueError) as exc:
                 if entries == 0:
                     raise CaptureError(path, f"not a mitmproxy flow file: {exc}", location=f"byte {offset}") from None
-                yield Problem(source, f"flow {entries}", "bad-flow",
-                              f"flow {entries} at byte {offset}: unreadable, reading stopped here ({exc})")
+                yield Problem(
+                    source,
+                    f"flow {entries}",
+                    "bad-flow",
+                    f"flow {entries} at byte {offset}: unreadable, reading stopped here ({exc})",
+                )
                 entries += 1
                 break
             version = state.get("version")
             if version not in NATIVE_VERSIONS:
-                raise CaptureError(path, f"flow format version {version} is not one the toolkit reads itself "
-                                   f"({', '.join(map(str, sorted(NATIVE_VERSIONS)))}); "
-                                   + _missing_message(path, import_error), location=f"flow {entries}, byte {offset}")
+                raise CaptureError(
+                    path,
+                    f"flow format version {version} is not one the toolkit reads itself "
+                    f"({', '.join(map(str, sorted(NATIVE_VERSIONS)))}); " + _missing_message(path, import_error),
+                    location=f"flow {entries}, byte {offset}",
+                )
             index, entries, offset = entries, entries + 1, offset + len(data)
             if state.get("type") != "http":
-                yield Problem(source, f"flow {index}", "not-http", f"flow {index}: a {state.get('type')} flow, not HTTP")
+                yield Problem(
+                    source, f"flow {index}", "not-http", f"flow {index}: a {state.get('type')} flow, not HTTP"
+                )
                 continue
             yield _decode_flow(_StateFlow(state), source, index)
         yield EntryCount(source, "flow", entries)
@@ -170,8 +181,11 @@ def _missing_message(path: str | PathLike, exc: ImportError) -> str:
         installed = importlib.util.find_spec("mitmproxy") is not None
     except (ImportError, ValueError):
         installed = False
-    what = (f"mitmproxy is installed but cannot be imported here ({exc})" if installed
-            else "mitmproxy is not installed in this environment")
+    what = (
+        f"mitmproxy is installed but cannot be imported here ({exc})"
+        if installed
+        else "mitmproxy is not installed in this environment"
+    )
     return (
         f"{what}, so .mitm flow files cannot be read here. "
         "mitmproxy needs its own environment on Python 3.11 (installing it next to this toolkit "
@@ -215,8 +229,7 @@ def _decode_flow(flow: Any, source: str, index: int) -> Decoded:
         host=host,
         path=path,
         status=int(status) if status is not None else None,
-        duration_ms=(float(ended) - float(started)) * 1000.0
-        if started is not None and ended is not None else None,
+        duration_ms=(float(ended) - float(started)) * 1000.0 if started is not None and ended is not None else None,
         request_bytes=req_size,
         response_bytes=resp_size,
         body_fidelity="wire",
@@ -245,8 +258,12 @@ def _content(message: Any, direction: str, issues: list[Issue]) -> tuple[bytes |
     raw = getattr(message, "raw_content", None)
     if raw is None:
         if direction == "response":
-            issues.append(Issue("body-missing", "response body not recorded "
-                                "(streamed with flow.response.stream = True and no tee addon)"))
+            issues.append(
+                Issue(
+                    "body-missing",
+                    "response body not recorded (streamed with flow.response.stream = True and no tee addon)",
+                )
+            )
         return None, None
     try:
         body = message.get_content(strict=False)

@@ -12,17 +12,19 @@ Yields one ``Decoded`` (exchange id ``"{source}:0"``, location ``"byte 0"``, ``s
 whether the stream was cut, then ``EntryCount(source, "stream", 1)``. A file with no SSE frame at all
 raises ``CaptureError``.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from os import PathLike
-from typing import Any, Iterator
+from typing import Any
 
 from toolkit.errors import CaptureError
 from toolkit.wire.chat import ChatStream
+from toolkit.wire.http import apply_result
 from toolkit.wire.records import Decoded, EntryCount, Exchange
 from toolkit.wire.responses import ResponsesStream
-from toolkit.wire.http import apply_result
 from toolkit.wire.sse import SSEDecoder, SSEEvent, parse_json_events
 
 CHUNK_SIZE = 64 * 1024

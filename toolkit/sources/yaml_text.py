@@ -3,6 +3,7 @@
 ``suggest_fix`` has to leave comments, key order and formatting byte for byte, which no YAML dumper
 does; so the text is composed once for node positions and edited as lines.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -94,7 +95,7 @@ def apply(text: str, edits: list[Edit]) -> str:
         trailing_newline = True
     eol = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
     for edit in sorted(edits, key=lambda e: (e.start, e.stop), reverse=True):
-        lines[edit.start:edit.stop] = [line + eol for line in edit.lines]
+        lines[edit.start : edit.stop] = [line + eol for line in edit.lines]
     out = "".join(lines)
     return out if trailing_newline or not out.endswith(eol) else out[: -len(eol)]
 
@@ -106,8 +107,9 @@ def block_mapping_indent(node: yaml.Node) -> int | None:
     return node.value[0][0].start_mark.column
 
 
-def insert_keys(locs: dict[Path, Loc], parent: Path, key_lines: list[str], *, before: str | None = None,
-                why: str = "") -> Edit | None:
+def insert_keys(
+    locs: dict[Path, Loc], parent: Path, key_lines: list[str], *, before: str | None = None, why: str = ""
+) -> Edit | None:
     """Insert ``key_lines`` (written at indent 0) into the block mapping at ``parent``: before the key
     ``before`` when it exists, else after the mapping's last line."""
     node = locs[parent].value
@@ -127,8 +129,8 @@ def rename_key(text: str, locs: dict[Path, Loc], path: Path, new: str, why: str 
     loc = locs[path]
     line = text.splitlines()[loc.key_line]
     old = str(path[-1])
-    assert line[loc.key_col:loc.key_col + len(old)] == old, (line, old)
-    return Edit(loc.key_line, loc.key_line + 1, (line[:loc.key_col] + new + line[loc.key_col + len(old):],), why)
+    assert line[loc.key_col : loc.key_col + len(old)] == old, (line, old)
+    return Edit(loc.key_line, loc.key_line + 1, (line[: loc.key_col] + new + line[loc.key_col + len(old) :],), why)
 
 
 def delete_key(locs: dict[Path, Loc], path: Path, why: str = "") -> Edit:
@@ -142,5 +144,5 @@ def replace_value(text: str, locs: dict[Path, Loc], path: Path, value: str, why:
     if node.start_mark.line != node.end_mark.line:
         return None
     line = text.splitlines()[node.start_mark.line]
-    new = line[:node.start_mark.column] + value + line[node.end_mark.column:]
+    new = line[: node.start_mark.column] + value + line[node.end_mark.column :]
     return Edit(node.start_mark.line, node.start_mark.line + 1, (new,), why)

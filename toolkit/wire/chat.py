@@ -3,18 +3,37 @@
 Rows use the Responses vocabulary (``function_call`` / ``function_call_output`` item types) so the
 layers can compare the two APIs without caring which one was spoken.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from toolkit.wire.records import Call, InputPart, Issue, Tool
-from toolkit.wire.responses import (RequestInfo, ResponseInfo, StreamMachine, _int, _str, content_part, decode_tool, fail,
-                        finished_call, run_stream, text_part)
+from toolkit.wire.responses import (
+    RequestInfo,
+    ResponseInfo,
+    StreamMachine,
+    _int,
+    _str,
+    content_part,
+    decode_tool,
+    fail,
+    finished_call,
+    run_stream,
+    text_part,
+)
 
 # finish_reason → terminal; anything else is read as completed with an Issue.
-_FINISH = {"stop": "completed", "tool_calls": "completed", "function_call": "completed",
-           "length": "incomplete", "content_filter": "incomplete", "error": "failed"}
+_FINISH = {
+    "stop": "completed",
+    "tool_calls": "completed",
+    "function_call": "completed",
+    "length": "incomplete",
+    "content_filter": "incomplete",
+    "error": "failed",
+}
 
 
 def decode_request(body: Any) -> RequestInfo:
@@ -60,9 +79,18 @@ def _message(i: int, msg: Any, info: RequestInfo) -> None:
     calls = msg.get("tool_calls")
     for tc in calls if isinstance(calls, list) else ():
         fn = tc.get("function") if isinstance(tc, dict) and isinstance(tc.get("function"), dict) else {}
-        rows.append(InputPart(i, len(rows), role, "function_call", "function_call",
-                              text=_str(fn.get("arguments")), call_id=_str(tc.get("id")) if isinstance(tc, dict) else None,
-                              name=_str(fn.get("name"))))
+        rows.append(
+            InputPart(
+                i,
+                len(rows),
+                role,
+                "function_call",
+                "function_call",
+                text=_str(fn.get("arguments")),
+                call_id=_str(tc.get("id")) if isinstance(tc, dict) else None,
+                name=_str(fn.get("name")),
+            )
+        )
     info.inputs += rows
 
 
@@ -187,10 +215,15 @@ class ChatStream(StreamMachine):
                 self._issue("finish-reason", "[DONE] without a finish_reason", None)
             else:
                 info.terminal = "cut"
-                self._issue("stream-cut", f"stream ended without finish_reason or [DONE] after {self._chunks} chunks", None)
+                self._issue(
+                    "stream-cut", f"stream ended without finish_reason or [DONE] after {self._chunks} chunks", None
+                )
         finished = self._done or info.terminal in ("completed", "incomplete")
-        why = "stream was cut before the call finished" if info.terminal == "cut" else \
-            "response failed before the call finished"
+        why = (
+            "stream was cut before the call finished"
+            if info.terminal == "cut"
+            else "response failed before the call finished"
+        )
         for st in self._calls:
             raw = "".join(st.pieces)
             if not finished:

@@ -10,18 +10,19 @@ Format: deepseek-ai/deepseek-harness ``packages/core/session/src/types.ts`` and 
 Notes in ``/work/shared/reference/dsh.md`` §9 and §11; where the real logs differ from that
 description the real logs win (see the comments marked "real logs").
 """
+
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from toolkit.wire.json_text import json_kind, parse_arguments
 from toolkit.wire.records import Call, Decoded, Event, Exchange, Issue, Problem, Tool, ToolResult
 from toolkit.wire.schemas import strict_state
 
-Record = Union[Event, ToolResult, Decoded, Problem]
+Record = Event | ToolResult | Decoded | Problem
 
 HEADER_TYPE = "session"
 KNOWN_VERSIONS = (0, 3, 4)  # V1/V2 were never released as defaults; read like V0
@@ -125,8 +126,11 @@ def tool_result_parts(data: Mapping) -> list[tuple[Any, Any, Any]]:
         if msg.get("role") == "tool" or "toolCallId" in msg:
             return [(msg.get("toolCallId", source.get("callId")), msg.get("isError"), msg.get("content"))]
         content = msg.get("content")
-        blocks = [b for b in content if isinstance(b, dict) and b.get("type") == "tool-result"] \
-            if isinstance(content, list) else []
+        blocks = (
+            [b for b in content if isinstance(b, dict) and b.get("type") == "tool-result"]
+            if isinstance(content, list)
+            else []
+        )
         if blocks:
             return [(b.get("toolCallId", source.get("callId")), b.get("isError"), b.get("content")) for b in blocks]
         return [(source.get("callId"), None, content)]
@@ -231,7 +235,7 @@ class SessionDecoder:
             return [self._bad_line(line, f"a JSON {json_kind(obj)}, not an object")]
         kind = obj.get("type")
         if not isinstance(kind, str) or not kind:
-            return [self._bad_line(line, "a JSON object without a string \"type\"")]
+            return [self._bad_line(line, 'a JSON object without a string "type"')]
         if kind == HEADER_TYPE:
             return self._on_header(obj, line)
         if kind in PACKED_TYPES:
@@ -279,8 +283,17 @@ class SessionDecoder:
         if kind == "step/start" and key is not None:
             self._open = key
         st = self._step(key or self._open, line, time_ms) if (key or self._open) else None
-        event = Event(self.source, f"line {line}", kind, seq, _seconds(time_ms), turn, step_no, data,
-                      st.exchange_id if st else None)
+        event = Event(
+            self.source,
+            f"line {line}",
+            kind,
+            seq,
+            _seconds(time_ms),
+            turn,
+            step_no,
+            data,
+            st.exchange_id if st else None,
+        )
         out.insert(0, event)
 
         if kind == "request/header":
@@ -328,13 +341,29 @@ class SessionDecoder:
         if not members:  # nothing to expand: keep the row as it is so the line is not lost
             if st is not None and note:
                 st.issues.append(Issue("packed-chunks", f"line {line}: {note}"))
-            return [Event(self.source, f"line {line}", kind, None, None, turn, step_no, data,
-                          st.exchange_id if st else None)]
+            return [
+                Event(
+                    self.source, f"line {line}", kind, None, None, turn, step_no, data, st.exchange_id if st else None
+                )
+            ]
         out: list[Record] = []
         for k, (seq, time_ms, chunk) in enumerate(members):
             payload = {"turn": d.get("turn"), "step": d.get("step"), "chunk": chunk}
-            out.append(Event(self.source, f"line {line}", "assistant/chunk", seq, _seconds(time_ms), turn,
-                             step_no, payload, st.exchange_id if st else None, packed=kind, member=k))
+            out.append(
+                Event(
+                    self.source,
+                    f"line {line}",
+                    "assistant/chunk",
+                    seq,
+                    _seconds(time_ms),
+                    turn,
+                    step_no,
+                    payload,
+                    st.exchange_id if st else None,
+                    packed=kind,
+                    member=k,
+                )
+            )
             if st is not None:
                 self._touch(st, time_ms)
                 self._on_chunk(st, chunk)
@@ -426,8 +455,21 @@ class SessionDecoder:
                 continue
             for _seq, t, chunk in members:
                 payload = {"turn": st.turn, "step": st.step, "chunk": chunk}
-                out.append(Event(self.source, f"line {line}", "assistant/chunk", None, _seconds(t), st.turn,
-                                 st.step, payload, st.exchange_id, packed=itype, member=member))
+                out.append(
+                    Event(
+                        self.source,
+                        f"line {line}",
+                        "assistant/chunk",
+                        None,
+                        _seconds(t),
+                        st.turn,
+                        st.step,
+                        payload,
+                        st.exchange_id,
+                        packed=itype,
+                        member=member,
+                    )
+                )
                 member += 1
                 self._touch(st, t)
                 self._on_chunk(st, chunk)
@@ -437,16 +479,18 @@ class SessionDecoder:
         error = d.get("error") if isinstance(d.get("error"), dict) else {}
         out = []
         for call_id, is_error, content in tool_result_parts(d):
-            out.append(ToolResult(
-                exchange_id,
-                call_id if isinstance(call_id, str) else None,
-                is_error if isinstance(is_error, bool) else None,
-                content_text(content),
-                _str(error.get("name")),
-                _str(error.get("code")),
-                turn,
-                step,
-            ))
+            out.append(
+                ToolResult(
+                    exchange_id,
+                    call_id if isinstance(call_id, str) else None,
+                    is_error if isinstance(is_error, bool) else None,
+                    content_text(content),
+                    _str(error.get("name")),
+                    _str(error.get("code")),
+                    turn,
+                    step,
+                )
+            )
         return out
 
     def _on_request_header(self, d: dict, line: int) -> None:
@@ -457,15 +501,18 @@ class SessionDecoder:
         tools = self._tools
         if isinstance(tools, str):
             # real logs: 136 fixtures hold "{{tools}}" instead of the advertised schemas
-            self._pending_issues.append(Issue(
-                "placeholder", f"request/header at line {line} has tools {tools!r}, not the advertised schemas"))
+            self._pending_issues.append(
+                Issue("placeholder", f"request/header at line {line} has tools {tools!r}, not the advertised schemas")
+            )
         elif isinstance(tools, list) and any(isinstance(t, str) for t in tools):
             # real logs: python-sdk snapshots list tool names only
-            self._pending_issues.append(Issue(
-                "tool-names-only", f"request/header at line {line} lists tool names without their schemas"))
+            self._pending_issues.append(
+                Issue("tool-names-only", f"request/header at line {line} lists tool names without their schemas")
+            )
         elif tools is not None and not isinstance(tools, list):
-            self._pending_issues.append(Issue(
-                "tools", f"request/header at line {line} has tools as a JSON {json_kind(tools)}"))
+            self._pending_issues.append(
+                Issue("tools", f"request/header at line {line} has tools as a JSON {json_kind(tools)}")
+            )
 
     # -- output ----------------------------------------------------------------------------------
 
@@ -529,9 +576,14 @@ class SessionDecoder:
     def _set_terminal(self, ex: Exchange, st: _Step, issues: list[Issue], at_eof: bool) -> None:
         for reason in st.failed_attempts:
             failure = reason.get("failure") if isinstance(reason.get("failure"), dict) else {}
-            issues.append(Issue("retried", f"an attempt finished {reason.get('kind')!r}"
-                                + (f" ({failure.get('code')}: {failure.get('message')})" if failure else "")
-                                + " and the step was retried"))
+            issues.append(
+                Issue(
+                    "retried",
+                    f"an attempt finished {reason.get('kind')!r}"
+                    + (f" ({failure.get('code')}: {failure.get('message')})" if failure else "")
+                    + " and the step was retried",
+                )
+            )
         msg = st.message or {}
         failure = None
         if st.finish is not None:
@@ -582,8 +634,9 @@ class SessionDecoder:
                 continue
             seen.add(cid)
             calls.append(_call(cid, name, raw, complete=True))
-            issues.append(Issue("call-not-dispatched",
-                                f"call {cid} ({name}) is in the model output but has no tool/call event"))
+            issues.append(
+                Issue("call-not-dispatched", f"call {cid} ({name}) is in the model output but has no tool/call event")
+            )
         for cid, name, parts in st.deltas.values():  # deltas only: the stream was cut
             if cid is not None and cid in seen:
                 continue

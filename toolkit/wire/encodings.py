@@ -3,6 +3,7 @@
 A capture is untrusted input: a 1 MB gzip body can inflate to gigabytes. Every decompressor here
 stops at ``cap`` bytes and raises ``BodyTooLarge`` instead of allocating more.
 """
+
 from __future__ import annotations
 
 import base64

@@ -4,6 +4,7 @@ OpenAI wraps errors as ``{"error": {message, type, param, code}}`` and the SDK u
 ``body.get("error", body)`` (openai-python ``_client.py`` ``_make_status_error``); gateways send a bare
 object, a string ``error``, FastAPI-style ``detail`` or plain text.
 """
+
 from __future__ import annotations
 
 import json

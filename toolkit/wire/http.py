@@ -3,6 +3,7 @@
 Shared by every reader of HTTP captures (HAR, JSONL logs, mitmproxy flows), so that the protocol is
 decoded in exactly one place.
 """
+
 from __future__ import annotations
 
 import json
@@ -10,8 +11,8 @@ from typing import Any
 
 from toolkit.wire import chat, responses
 from toolkit.wire.envelopes import decode_error_body
-from toolkit.wire.records import Decoded, Exchange, Issue
 from toolkit.wire.json_text import describe_json_error
+from toolkit.wire.records import Decoded, Exchange, Issue
 
 _SSE_STARTS = ("event:", "data:", ":", "id:", "retry:")
 _MODULES = {"responses": responses, "chat": chat}
@@ -89,7 +90,11 @@ def apply_result(out: Decoded, result: responses.ResponseInfo) -> None:
     out.calls = result.calls
     out.issues = out.issues + result.issues
     ex.terminal, ex.error_type, ex.error_code, ex.error_message = (
-        result.terminal, result.error_type, result.error_code, result.error_message)
+        result.terminal,
+        result.error_type,
+        result.error_code,
+        result.error_message,
+    )
     ex.input_tokens, ex.output_tokens = result.input_tokens, result.output_tokens
     ex.model = ex.model or result.model
     out.echoed_tools = getattr(result, "echoed_tools", None)

@@ -1,4 +1,5 @@
 """How JSON text that arrived on the wire is parsed and described, in one wording for every decoder."""
+
 from __future__ import annotations
 
 import json

@@ -3,6 +3,7 @@
 Plain slotted dataclasses, so that a decoder can be tested without pandas and the builder can turn
 lists of them into DataFrames with fixed dtypes (``toolkit.capture.frames``).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -3,10 +3,12 @@
 Also holds the pieces Chat Completions shares (result types, content parts, finished calls), so
 each fact (a placeholder string, a data-URL rule) is written once.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from toolkit.wire.envelopes import error_fields
 from toolkit.wire.json_text import parse_arguments
@@ -52,6 +54,7 @@ StreamResult = ResponseInfo
 
 # ---- shared helpers -------------------------------------------------------------------------
 
+
 def _str(v: Any) -> str | None:
     return v if isinstance(v, str) else None
 
@@ -61,7 +64,11 @@ def _int(v: Any) -> int | None:
 
 
 def has_placeholder(text: Any) -> bool:
-    return isinstance(text, str) and "omitted: model does not support images)" in text and any(p in text for p in IMAGE_PLACEHOLDERS)
+    return (
+        isinstance(text, str)
+        and "omitted: model does not support images)" in text
+        and any(p in text for p in IMAGE_PLACEHOLDERS)
+    )
 
 
 def base64_size(payload: str) -> int:
@@ -73,7 +80,7 @@ def base64_size(payload: str) -> int:
 
 def data_url_info(url: Any) -> tuple[str | None, int | None]:
     """``(media_type, decoded byte size)`` of a data URL; ``(None, None)`` for other URLs."""
-    if not isinstance(url, str) or not url[:5].lower() == "data:":
+    if not isinstance(url, str) or url[:5].lower() != "data:":
         return None, None
     head, comma, payload = url[5:].partition(",")
     if not comma:
@@ -83,11 +90,13 @@ def data_url_info(url: Any) -> tuple[str | None, int | None]:
     if any(p.strip().lower() == "base64" for p in params[1:]):
         return media, base64_size(payload)
     from urllib.parse import unquote_to_bytes
+
     return media, len(unquote_to_bytes(payload))
 
 
-def content_part(item_index: int, part_index: int, role: str | None, item_type: str,
-                 part: Any, *, call_id: str | None = None) -> InputPart:
+def content_part(
+    item_index: int, part_index: int, role: str | None, item_type: str, part: Any, *, call_id: str | None = None
+) -> InputPart:
     """One content part of either API (input_text/input_image/input_file, text/image_url/file)."""
     row = InputPart(item_index, part_index, role, item_type, "invalid", call_id=call_id)
     if isinstance(part, str):  # a bare string inside a content list
@@ -118,10 +127,12 @@ def content_part(item_index: int, part_index: int, role: str | None, item_type: 
     return row
 
 
-def text_part(item_index: int, part_index: int, role: str | None, item_type: str, part_type: str,
-              text: str, **kw: Any) -> InputPart:
-    return InputPart(item_index, part_index, role, item_type, part_type, text=text,
-                     image_dropped=has_placeholder(text), **kw)
+def text_part(
+    item_index: int, part_index: int, role: str | None, item_type: str, part_type: str, text: str, **kw: Any
+) -> InputPart:
+    return InputPart(
+        item_index, part_index, role, item_type, part_type, text=text, image_dropped=has_placeholder(text), **kw
+    )
 
 
 def finished_call(call_id: Any, item_id: Any, name: Any, raw: Any) -> Call:
@@ -138,14 +149,14 @@ def fail(info: ResponseInfo, obj: Any) -> None:
 
 # ---- request ----------------------------------------------------------------------------------
 
+
 def decode_tool(t: Any) -> Tool:
     """A Responses tool (flat); a Chat-shaped tool is read under ``function`` too."""
     if not isinstance(t, dict):
         return Tool(None, "absent", kind="invalid")
     kind = _str(t.get("type")) or "function"
     src = t.get("function") if isinstance(t.get("function"), dict) else t
-    return Tool(_str(src.get("name")), strict_state(t), src.get("parameters"),
-                _str(src.get("description")), kind)
+    return Tool(_str(src.get("name")), strict_state(t), src.get("parameters"), _str(src.get("description")), kind)
 
 
 def decode_request(body: Any) -> RequestInfo:
@@ -184,8 +195,18 @@ def _input_item(i: int, item: Any, info: RequestInfo) -> None:
         elif isinstance(content, list):
             rows += [content_part(i, j, role, itype, p) for j, p in enumerate(content)]
     elif itype == "function_call":
-        rows.append(InputPart(i, 0, role, itype, itype, text=_str(item.get("arguments")),
-                              call_id=_str(item.get("call_id")), name=_str(item.get("name"))))
+        rows.append(
+            InputPart(
+                i,
+                0,
+                role,
+                itype,
+                itype,
+                text=_str(item.get("arguments")),
+                call_id=_str(item.get("call_id")),
+                name=_str(item.get("name")),
+            )
+        )
     elif itype == "function_call_output":
         out, cid = item.get("output"), _str(item.get("call_id"))
         if isinstance(out, list):
@@ -195,8 +216,7 @@ def _input_item(i: int, item: Any, info: RequestInfo) -> None:
     else:
         if itype == "additional_tools" and isinstance(item.get("tools"), list):
             info.tools += [decode_tool(t) for t in item["tools"]]
-        rows.append(InputPart(i, 0, role, itype, itype, call_id=_str(item.get("call_id")),
-                              name=_str(item.get("name"))))
+        rows.append(InputPart(i, 0, role, itype, itype, call_id=_str(item.get("call_id")), name=_str(item.get("name"))))
 
 
 # ---- response body ------------------------------------------------------------------------------
@@ -240,12 +260,14 @@ def decode_response(body: Any) -> ResponseInfo:
         info.issues.append(Issue("response-body", f"response status {body.get('status')!r} is not terminal"))
     for item in body.get("output") or ():
         if isinstance(item, dict) and item.get("type") == "function_call":
-            info.calls.append(finished_call(item.get("call_id"), item.get("id"), item.get("name"),
-                                            item.get("arguments")))
+            info.calls.append(
+                finished_call(item.get("call_id"), item.get("id"), item.get("name"), item.get("arguments"))
+            )
     return info
 
 
 # ---- stream -------------------------------------------------------------------------------------
+
 
 @dataclass(slots=True)
 class _CallState:
@@ -308,8 +330,12 @@ class ResponsesStream(StreamMachine):
             self._stopped = True
             return
         resp = ev.get("response")
-        if isinstance(etype, str) and etype.startswith("response.") and isinstance(resp, dict) \
-                and etype.count(".") == 1:
+        if (
+            isinstance(etype, str)
+            and etype.startswith("response.")
+            and isinstance(resp, dict)
+            and etype.count(".") == 1
+        ):
             if info.terminal is None:
                 terminal = etype in ("response.completed", "response.incomplete", "response.failed")
                 _apply_response(info, resp, etype.split(".")[1] if terminal else None)
@@ -367,9 +393,10 @@ class ResponsesStream(StreamMachine):
         if info.terminal is None:
             info.terminal = "cut"
             self._issue("stream-cut", f"stream ended without a terminal event after {self._events} events", None)
-        unfinished = {"cut": "stream was cut before the call finished",
-                      "failed": "response failed before the call finished"}.get(
-            info.terminal, "call never finished (no response.output_item.done)")
+        unfinished = {
+            "cut": "stream was cut before the call finished",
+            "failed": "response failed before the call finished",
+        }.get(info.terminal, "call never finished (no response.output_item.done)")
         for st in self._calls:
             info.calls.append(self._call(st, unfinished))
         return info

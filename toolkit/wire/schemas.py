@@ -2,6 +2,7 @@
 
 The same tool schema is sent in thousands of requests, so facts are cached by hash.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -11,7 +12,7 @@ from typing import Any
 
 _MISSING = object()
 _CACHE_MAX = 4096
-_facts_cache: dict[str, "SchemaFacts"] = {}
+_facts_cache: dict[str, SchemaFacts] = {}
 
 
 def strict_state(tool: Any) -> str:
@@ -85,8 +86,17 @@ def _compute(schema: Any) -> SchemaFacts:
     req = schema.get("required")
     required = tuple(dict.fromkeys(r for r in req if isinstance(r, str))) if isinstance(req, list) else ()
     ap = schema.get("additionalProperties", _MISSING)
-    ap_state = ("absent" if ap is _MISSING else "schema" if isinstance(ap, dict)
-                else "true" if ap is True else "false" if ap is False else "schema")
+    ap_state = (
+        "absent"
+        if ap is _MISSING
+        else "schema"
+        if isinstance(ap, dict)
+        else "true"
+        if ap is True
+        else "false"
+        if ap is False
+        else "schema"
+    )
     return SchemaFacts(
         required=required,
         optional=tuple(p for p in props if p not in required),

@@ -4,12 +4,13 @@ Lines are split on the raw bytes (CR, LF, CRLF are ASCII, never inside a UTF-8 s
 whole line is decoded afterwards, which makes splits inside CRLF or inside a character harmless.
 Dispatch follows the OpenAI SDKs: a blank line dispatches a frame that has ``data`` or ``event``.
 """
+
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Iterable, Iterator
 
 from toolkit.wire.json_text import describe_json_error
 
@@ -95,8 +96,14 @@ class SSEDecoder:
         self._scanned = 0
 
     def _frame(self, complete: bool = True) -> SSEEvent:
-        return SSEEvent(self._event, "\n".join(self._data), self._last_id, self._retry,
-                        self._start if self._start is not None else self._base, complete)
+        return SSEEvent(
+            self._event,
+            "\n".join(self._data),
+            self._last_id,
+            self._retry,
+            self._start if self._start is not None else self._base,
+            complete,
+        )
 
     def _line(self, raw: bytes, offset: int, out: list[SSEEvent]) -> None:
         if not raw:
@@ -119,9 +126,8 @@ class SSEDecoder:
         elif name == "id":
             if "\0" not in value:
                 self._last_id = value
-        elif name == "retry":
-            if value.isascii() and value.isdigit():
-                self._retry = int(value)
+        elif name == "retry" and value.isascii() and value.isdigit():
+            self._retry = int(value)
 
 
 def decode_events(chunks: bytes | str | Iterable[bytes]) -> list[SSEEvent]:

@@ -4,6 +4,7 @@ Types: ``,`` bytes, ``;`` text, ``#`` int, ``^`` float, ``!`` bool, ``~`` null, 
 (keys are text). Reading them here lets the toolkit open ``.mitm`` files without mitmproxy, which
 cannot share the toolkit's environment on Python 3.11.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -22,7 +23,7 @@ def read_prefix(data: bytes, pos: int = 0) -> tuple[int, int]:
     colon = data.find(b":", pos, pos + MAX_PREFIX + 1)
     digits = data[pos:colon] if colon >= 0 else b""
     if colon < 0 or not digits.isdigit():
-        raise TNetStringError(pos, f"expected a length prefix, found {data[pos:pos + 12]!r}")
+        raise TNetStringError(pos, f"expected a length prefix, found {data[pos : pos + 12]!r}")
     return int(digits), colon + 1
 
 

@@ -36,7 +36,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         _left_out.extend(item.nodeid for item in drop)
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ARG001
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     if _left_out:
         terminalreporter.write_line(
             f"DSH conformance suite did not run ({len(_left_out)} tests): set {DSH_SESSIONS_ENV} to a folder of "

@@ -15,8 +15,8 @@ PKG = Path(__file__).resolve().parents[1] / "toolkit"
 # bottom to top; each package may import itself and every package before it
 ORDER = ("errors", "knowledge", "wire", "sources", "capture", "layers", "analysis", "present")
 ALLOWED = {name: {f"toolkit.{n}" for n in ORDER[: i + 1]} for i, name in enumerate(ORDER)}
-ALLOWED["knowledge"] = {"toolkit.knowledge"}  # facts stand alone: not even the error types
-ALLOWED["wire"] = {"toolkit.wire", "toolkit.knowledge"}
+ALLOWED["wire"] = {"toolkit.errors", "toolkit.knowledge", "toolkit.wire"}  # wire and knowledge are pure peers
+ALLOWED["knowledge"] = {"toolkit.errors", "toolkit.knowledge"}
 PURE = ("knowledge", "wire")  # no pandas, no files, no network
 IMPURE = {"pandas", "socket", "requests", "httpx", "urllib.request", "http.client", "subprocess"}
 

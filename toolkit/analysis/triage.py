@@ -23,6 +23,8 @@ from typing import Any
 
 import yaml
 
+from toolkit.errors import InputError
+
 LAYERS = ("config-capability", "serialization-protocol", "runtime-policy", "transport-gateway")
 UNKNOWN = "unknown"
 FIELDS = ("message", "error_code", "status")
@@ -54,7 +56,7 @@ ERRORS_COLUMNS: dict[str, object] = {
 }
 
 
-class RuleError(ValueError):
+class RuleError(InputError):
     """A triage rule that cannot be used: names the rule and what is wrong with it."""
 
 

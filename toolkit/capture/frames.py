@@ -1,4 +1,8 @@
-"""Every DataFrame's columns and dtypes, declared once. Tests check frames against these.
+"""Every public DataFrame's columns and dtypes, declared once, and built only through the declaration.
+
+A ``Frame`` is a name and its columns; ``declare`` registers it so a test can check every public frame
+(its dtypes, also when it is empty). The capture frames are declared here; each layer and analysis
+declares its own result frames beside the code that fills them.
 
 Small vocabularies are categoricals with fixed categories, so filters and plots are predictable;
 columns that can be missing use nullable dtypes; times are UTC.
@@ -6,18 +10,103 @@ columns that can be missing use nullable dtypes; times are UTC.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 import pandas as pd
 
 from toolkit.wire.records import APIS, STRICT_STATES, TERMINALS
 
 UTC_TIME = "datetime64[us, UTC]"
+CAT = "category"  # a categorical whose categories are whatever the data holds
 
 
 def fixed(*values: str) -> pd.CategoricalDtype:
     return pd.CategoricalDtype(list(values))
 
 
-CAT = "category"  # a categorical whose categories are whatever the data holds
+@dataclass(frozen=True)
+class Frame:
+    """One public DataFrame: its name, and its columns in order with their dtypes."""
+
+    name: str
+    columns: Mapping[str, Any]
+
+    def empty(self) -> pd.DataFrame:
+        return self.from_columns({col: [] for col in self.columns})
+
+    def from_rows(self, rows: Iterable[tuple]) -> pd.DataFrame:
+        """From row tuples in column order; every row is checked, not only the first."""
+        rows = list(rows)
+        width = len(self.columns)
+        for i, row in enumerate(rows):
+            if len(row) != width:
+                raise ValueError(f"{self.name}: row {i} has {len(row)} values for {width} columns")
+        values = list(zip(*rows)) if rows else [()] * width
+        return self.from_columns({c: list(v) for c, v in zip(self.columns, values)})
+
+    def from_records(self, records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+        """From dicts keyed by column; a missing or unknown key is a bug in the caller, not data."""
+        cols: dict[str, list] = {c: [] for c in self.columns}
+        for i, rec in enumerate(records):
+            if rec.keys() != cols.keys():
+                missing, extra = sorted(cols.keys() - rec.keys()), sorted(rec.keys() - cols.keys())
+                raise ValueError(f"{self.name}: record {i} is missing {missing} and has unknown {extra}")
+            for c in cols:
+                cols[c].append(rec[c])
+        return self.from_columns(cols)
+
+    def from_columns(self, columns: Mapping[str, list]) -> pd.DataFrame:
+        """From column lists, applying the declared dtypes."""
+        data = {}
+        for col, dtype in self.columns.items():
+            values = columns[col]
+            if dtype == UTC_TIME:
+                data[col] = pd.to_datetime(pd.array(values, dtype="Float64"), unit="s", utc=True).astype(UTC_TIME)
+            elif dtype is object:
+                data[col] = pd.Series(values, dtype=object)
+            else:
+                data[col] = pd.Series(values, dtype=object if dtype != "string" else None).astype(dtype)
+        return pd.DataFrame(data, columns=list(self.columns))
+
+    def conform(self, df: pd.DataFrame) -> pd.DataFrame:
+        """An existing frame with exactly the declared columns, in order, cast to the declared dtypes."""
+        missing, extra = sorted(set(self.columns) - set(df.columns)), sorted(set(df.columns) - set(self.columns))
+        if missing or extra:
+            raise ValueError(f"{self.name}: missing columns {missing}, unknown columns {extra}")
+        return self.from_columns({c: list(df[c]) for c in self.columns})
+
+    def mismatches(self, df: pd.DataFrame) -> list[str]:
+        """What differs between ``df`` and the declaration (empty when it conforms); for tests."""
+        if list(df.columns) != list(self.columns):
+            return [f"{self.name}: columns {list(df.columns)} != declared {list(self.columns)}"]
+        out = []
+        for col, dtype in self.columns.items():
+            actual = df[col].dtype
+            if dtype == CAT:
+                ok = isinstance(actual, pd.CategoricalDtype)
+            elif dtype is object:
+                ok = actual == np.dtype(object)
+            else:
+                ok = actual == pd.api.types.pandas_dtype(dtype)
+            if not ok:
+                out.append(f"{self.name}.{col}: {actual} != declared {dtype}")
+        return out
+
+
+#: Every declared public frame, by name (filled by ``declare`` as modules load).
+DECLARED: dict[str, Frame] = {}
+
+
+def declare(name: str, columns: Mapping[str, Any]) -> Frame:
+    """Register a public frame; one name, one definition."""
+    if name in DECLARED and dict(DECLARED[name].columns) != dict(columns):
+        raise ValueError(f"frame {name!r} is declared twice, differently")
+    DECLARED[name] = frame = Frame(name, dict(columns))
+    return frame
+
 
 SCHEMAS: dict[str, dict[str, object]] = {
     "exchanges": {
@@ -137,31 +226,14 @@ SCHEMAS: dict[str, dict[str, object]] = {
 #: How many characters of an input text part the ``inputs`` frame keeps (``text_chars`` has the length).
 TEXT_PREVIEW = 500
 
+#: The capture frames, declared.
+CAPTURE: dict[str, Frame] = {name: declare(name, cols) for name, cols in SCHEMAS.items()}
+
 
 def empty(name: str) -> pd.DataFrame:
-    return to_frame(name, {col: [] for col in SCHEMAS[name]})
+    return CAPTURE[name].empty()
 
 
 def from_rows(name: str, rows: list[tuple]) -> pd.DataFrame:
-    """Build frame ``name`` from row tuples in its declared column order."""
-    cols = list(SCHEMAS[name])
-    if rows and len(rows[0]) != len(cols):
-        raise ValueError(f"{name}: rows have {len(rows[0])} values for {len(cols)} columns")
-    columns = list(zip(*rows)) if rows else [()] * len(cols)
-    return to_frame(name, {c: list(v) for c, v in zip(cols, columns)})
-
-
-def to_frame(name: str, columns: dict[str, list]) -> pd.DataFrame:
-    """Build frame ``name`` from column lists, applying its declared dtypes."""
-    schema = SCHEMAS[name]
-    data = {}
-    for col, dtype in schema.items():
-        values = columns[col]
-        if dtype == UTC_TIME:
-            data[col] = pd.to_datetime(pd.array(values, dtype="Float64"), unit="s", utc=True).astype(UTC_TIME)
-        elif dtype is object:
-            series = pd.Series(values, dtype=object)
-            data[col] = series
-        else:
-            data[col] = pd.Series(values, dtype=object if dtype != "string" else None).astype(dtype)
-    return pd.DataFrame(data, columns=list(schema))
+    """Build capture frame ``name`` from row tuples in its declared column order."""
+    return CAPTURE[name].from_rows(rows)

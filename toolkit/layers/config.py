@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
+from toolkit.errors import InputError
 from toolkit.knowledge import dsh_settings as dsh
 from toolkit.knowledge import pi_ai
 from toolkit.sources import yaml_text
@@ -25,7 +26,7 @@ from toolkit.sources.yaml_text import Edit, Loc, path_text
 SEVERITIES = ("error", "warning", "info")
 
 
-class SettingsError(ValueError):
+class SettingsError(InputError):
     """A settings source that cannot be read at all (missing file, a credential file)."""
 
 

@@ -1,0 +1,45 @@
+"""The frame declaration: every row checked, empty frames typed, one definition per name."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from toolkit.capture import frames
+
+DEMO = frames.Frame("demo", {"id": "string", "n": "Int64", "kind": frames.fixed("a", "b"), "obj": object})
+
+
+def test_every_row_is_checked_not_only_the_first():
+    with pytest.raises(ValueError, match=r"demo: row 2 has 3 values for 4 columns"):
+        DEMO.from_rows([("x", 1, "a", None), ("y", 2, "b", None), ("z", 3, "a")])
+
+
+def test_records_must_have_exactly_the_declared_keys():
+    with pytest.raises(ValueError, match=r"record 1 is missing \['obj'\] and has unknown \['other'\]"):
+        DEMO.from_records([{"id": "x", "n": 1, "kind": "a", "obj": 1}, {"id": "y", "n": 2, "kind": "b", "other": 0}])
+
+
+def test_empty_frames_carry_the_declared_dtypes():
+    empty = DEMO.empty()
+    assert DEMO.mismatches(empty) == []
+    assert str(empty["n"].dtype) == "Int64" and list(empty["kind"].cat.categories) == ["a", "b"]
+    assert empty["obj"].dtype == object
+
+
+def test_mismatches_name_the_column_and_both_dtypes():
+    df = pd.DataFrame({"id": ["x"], "n": [1], "kind": ["a"], "obj": [None]})
+    assert DEMO.mismatches(df) == [
+        "demo.id: str != declared string",
+        "demo.n: int64 != declared Int64",
+        "demo.kind: str != declared category",
+    ]
+    assert DEMO.mismatches(DEMO.conform(df)) == []
+
+
+def test_a_name_has_one_definition():
+    frames.declare("test-demo", {"a": "string"})
+    frames.declare("test-demo", {"a": "string"})  # the same declaration again (a module reloaded) is fine
+    with pytest.raises(ValueError, match="declared twice"):
+        frames.declare("test-demo", {"a": "Int64"})
+    del frames.DECLARED["test-demo"]

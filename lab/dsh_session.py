@@ -1,9 +1,9 @@
 """Write a DSH session log (V0) for a lab run, as DSH's session-persistence-jsonl would.
 
-DSH itself cannot be installed from the registries here, so the lab writes the log from the same
-scripted run: the request/header with the advertised tools, the calls with the model's raw argument
-strings (taken from the gateway's stream), DSH's exact tool-result texts, and the permission events of
-the session's preset (dsh.md §3, §9). The file is concatenated zstd frames, one per append batch, with
+The lab does not run DSH (it drives pi-ai directly), so it writes the log from the same scripted run:
+the request/header with the advertised tools, the calls with the model's raw argument strings (taken
+from the gateway's stream), DSH's exact tool-result texts, and the permission events of the session's
+preset (docs/upstream.md#dsh-namespaces, #dsh-session-log). The file is concatenated zstd frames, one per append batch, with
 the header alone in the first, as DSH writes ``session.jsonl.zstd``.
 """
 
@@ -18,7 +18,7 @@ from scenarios import SYSTEM_PROMPT, TOOLS
 
 from toolkit.wire.sse import decode_events, parse_json_events
 
-# dsh.md §3: preset → (sandbox mode, approval policy)
+# docs/upstream.md#dsh-namespaces: preset → (sandbox mode, approval policy)
 PRESETS = {
     "read-only": ("read-only", "ask"),
     "workspace-write": ("workspace-write", "ask"),

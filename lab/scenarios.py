@@ -1,9 +1,10 @@
 """The lab's scenarios: what the client sends, how the gateway behaves, what DSH answered.
 
 One place for every fact a scenario is built to show, so the orchestrator (``lab/run.py``), the DSH
-session writer and the tests read the same definitions. Facts about DSH come from
-``../shared/reference/dsh.md`` (0.1.1-rc.2): the bash and read_image schemas (§4), the exact error
-texts (§5, §7), the permission presets (§3).
+session writer and the tests read the same definitions. Facts about DSH (``deepseek-ai/deepseek-harness``
+@ dsh-v0.1.1-rc.2) are explained in ``docs/upstream.md``: the bash and read_image schemas
+(#dsh-tool-schemas), the exact error texts (#dsh-runtime-validation, #dsh-images), the permission
+presets (#dsh-namespaces).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def _png(width: int = 8, height: int = 8) -> bytes:
 SCREENSHOT = _png()
 SCREENSHOT_PART = {"type": "image", "data": b64encode(SCREENSHOT).decode(), "mimeType": "image/png"}
 
-# DSH's exact error texts (dsh.md §5 rows 3c and 5, §7 read_image), as tool results: "Error: <message>".
+# DSH's exact error texts (docs/upstream.md#dsh-runtime-validation stages 3c and 5, #dsh-images read_image), as tool results: "Error: <message>".
 EMPTY_JUSTIFICATION = "Error: invalid justification: expected a non-empty sentence"
 SAME_MODE = (
     'Error: sandbox escalation to "danger-full-access" is not strictly wider than this call\'s current '
@@ -68,7 +69,7 @@ SAME_MODE = (
 )
 
 
-# dsh.md §5 row 5 for a narrower target: what DSH answers when a converter has made every bash property
+# docs/upstream.md#dsh-runtime-validation stage 5 for a narrower target: what DSH answers when a converter has made every bash property
 # required, so the model fills `sandbox_permissions` with the first enum value and `justification` with a
 # placeholder sentence (lab/gateway.py build_arguments: required properties get a value of their type).
 NARROWER_MODE = (
@@ -210,7 +211,7 @@ SCENARIOS = [
     ),
     # Two hops around a converter: the gateway is `passthrough`, so whatever strictness the model sees was
     # put there by the rewriter. The session is in danger-full-access, as in before-fix; the tool results
-    # are DSH's answers (dsh.md §5, §7) to the calls the model makes.
+    # are DSH's answers (docs/upstream.md#dsh-runtime-validation, #dsh-images) to the calls the model makes.
     Scenario(
         "two-hop-strict",
         "Before-fix client through a strict-converter rewriter to a passthrough gateway",

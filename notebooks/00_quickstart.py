@@ -13,6 +13,7 @@ import pandas as pd
 
 import toolkit
 from toolkit.analysis.verify import verify
+from toolkit.present import report
 
 pd.set_option("display.max_colwidth", 200)
 DATA = Path("..") / "data"
@@ -38,7 +39,7 @@ settings
 
 # %%
 result = verify(settings, capture)
-result
+report.view(result)
 
 # %% [markdown]
 # Three layers fail, and they fail together: the route does not declare strict support, so pi-ai

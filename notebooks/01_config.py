@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from toolkit import load_settings
-from toolkit.layers.config import suggest_fix
+from toolkit.layers.config import search, suggest_fix
 
 pd.set_option("display.max_colwidth", 160)
 CONFIGS = Path("..") / "data" / "configs"
@@ -50,6 +50,18 @@ before.default_model, before.default_preset
 before.findings[["severity", "layer", "line", "message", "dsh_message", "fix"]]
 
 # %% [markdown]
+# DSH words an undeclared image differently at each entry point (the `read_image` tool, MCP, the web UI's
+# toast, the adapters, headless stderr). `dsh_message` is the one a user most likely sees (the web UI's
+# toast: headless takes text only); `dsh_messages` holds all of them, so the message you saw finds its finding:
+
+# %%
+image = before.findings[before.findings["code"] == "image-undeclared"].iloc[0]
+pd.DataFrame(image["dsh_messages"], columns=["entry point", "DSH's text"])
+
+# %%
+search(before.findings, "The current model does not support images")[["code", "line", "fix"]]
+
+# %% [markdown]
 # ## The minimal fix
 #
 # `suggest_fix` edits the text line by line, so comments and key order stay exactly as they were:
@@ -70,6 +82,7 @@ len(after.findings)
 # %% [markdown]
 # ## On your own setup
 #
-# * `load_settings("~/.dsh/settings.yaml")` reads it; only whether each `apiKeyEnv` variable is set is checked.
+# * `load_settings("~/.dsh/settings.yaml")` reads the file (a path, always); `load_settings(text=...)` takes
+#   YAML text. Only whether each `apiKeyEnv` variable is set is checked.
 # * Look for `tool_strict == "absent"` on `openai-responses` routes, and `input_source` not `entry` where images matter.
 # * `agent-contract config <file> --diff` prints the fix from a shell.

@@ -39,6 +39,13 @@ before[COLUMNS]
 print(before.iloc[-1]["dsh_message"])
 
 # %% [markdown]
+# Each refused row also lists every text DSH shows for the same cause, by entry point (`dsh_messages`);
+# the first is the one this session recorded:
+
+# %%
+pd.DataFrame(before.iloc[-1]["dsh_messages"], columns=["entry point", "DSH's text"])
+
+# %% [markdown]
 # ## After the fix: declared and accepted
 
 # %%

@@ -6,7 +6,7 @@
 #
 # DSH validates every tool call in a fixed order: the JSON schema it advertised, the tool's own checks,
 # the pairing of `sandbox_permissions` and `justification`, a non-empty justification, strict widening
-# against the call's effective mode, then approval. The first check that fails decides the message.
+# against the mode the call runs under, then approval. The first check that fails decides the message.
 
 # %%
 from pathlib import Path
@@ -57,13 +57,17 @@ check_call("bash", {**filled, "justification": "Listing the workspace needs full
 # %% [markdown]
 # ## The session, replayed
 #
-# The effective mode comes from the session's own `sandbox/mode` event; the approval outcome from its
-# approval policy (`never` in `danger-full-access`). Each verdict stands beside the result DSH recorded.
+# `mode`, the mode each call ran under, comes from the session's own `sandbox/mode` event; the approval
+# outcome from its approval policy (`never` in `danger-full-access`). An escalation DSH approves keeps its
+# `mode` and names the mode it was granted for that one call in `granted_mode` (empty here: nothing was
+# approved). Each verdict stands beside the result DSH recorded.
 
 # %%
 session = toolkit.load_capture(DATA / "before-fix" / "session.jsonl.zstd")
 settings = toolkit.load_settings(DATA / "configs" / "settings.before.yaml", env={})
-replay(session, settings=settings)[["call_id", "tool", "effective_mode", "mode_source", "stage", "message", "agrees"]]
+replay(session, settings=settings)[
+    ["call_id", "tool", "mode", "granted_mode", "mode_source", "stage", "message", "agrees"]
+]
 
 # %% [markdown]
 # `agrees` is true on every row: the model of DSH reproduces what DSH did. A `False` there would mean
@@ -71,7 +75,7 @@ replay(session, settings=settings)[["call_id", "tool", "effective_mode", "mode_s
 #
 # ## What if
 #
-# Four policy changes, replayed call by call:
+# Four policy changes, replayed call by call, each in the mode the call ran under (never in a granted one):
 
 # %%
 whatif(session).pivot(index="call_id", columns="policy", values="outcome")

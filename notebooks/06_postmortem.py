@@ -22,7 +22,7 @@ from toolkit.analysis.whatif import whatif
 from toolkit.layers.capability import check
 from toolkit.layers.config import suggest_fix
 from toolkit.layers.execution import replay
-from toolkit.present import plots
+from toolkit.present import plots, report
 
 pd.set_option("display.max_colwidth", 160)
 settings = toolkit.load_settings(SETTINGS, env={})
@@ -34,7 +34,7 @@ display(Markdown(f"## {TITLE}"))
 # ## Summary
 
 # %%
-result
+report.view(result)
 
 # %% [markdown]
 # ## Timeline
@@ -98,11 +98,18 @@ result.filled_calls[["call_id", "tool", "strict_state", "arguments"]]
 check(settings, capture)[["exchange_id", "declared_input", "images_sent", "placeholder", "verdict"]]
 
 # %% [markdown]
+# What DSH shows for this cause, at each entry point (search here for the message a user reported):
+
+# %%
+capability = next(r for r in result.results if r.layer == "capability")
+pd.DataFrame(capability.dsh_messages, columns=["entry point", "DSH's text"])
+
+# %% [markdown]
 # ### Execution
 
 # %%
 replay(capture, settings=settings, mode=settings.default_preset["sandbox_mode"])[
-    ["source", "call_id", "tool", "effective_mode", "message", "agrees"]
+    ["source", "call_id", "tool", "mode", "granted_mode", "message", "agrees"]
 ]
 
 # %% [markdown]

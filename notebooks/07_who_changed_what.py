@@ -32,14 +32,14 @@ back = toolkit.load_capture(DATA / "two-hop-strict" / "back.har", keep_bodies=Tr
 
 # %%
 pairs = hops.align(front, back)
-pairs[["a_exchange", "b_exchange", "delta_ms", "confidence", "basis"]]
+pairs[["pair_id", "a_exchange", "b_exchange", "delta_ms", "relation", "confidence", "margin_ms", "basis"]]
 
 # %% [markdown]
 # ## What the proxy changed
 
 # %%
 changes = hops.diff(front, back, pairs)
-changes.groupby("kind").size().rename("changes").to_frame()
+changes.groupby("kind", observed=True).size().rename("changes").to_frame()
 
 # %%
 changes[changes["a_exchange"] == pairs.iloc[0]["a_exchange"]][["tool", "path", "kind", "before", "after"]]
@@ -61,7 +61,7 @@ pd.Series([c["kind"] for entry in log for c in entry["changes"]]).value_counts()
 chat_front = toolkit.load_capture(DATA / "two-hop-chat" / "front.har", keep_bodies=True)
 chat_back = toolkit.load_capture(DATA / "two-hop-chat" / "back.har", keep_bodies=True)
 chat_changes = hops.diff(chat_front, chat_back)
-chat_changes.groupby("kind").size().rename("changes").to_frame()
+chat_changes.groupby("kind", observed=True).size().rename("changes").to_frame()
 
 # %% [markdown]
 # ## The six questions, before the fix

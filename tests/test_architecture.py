@@ -4,6 +4,7 @@ knowledge ← wire ← sources ← capture ← layers ← analysis ← present."
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -76,3 +77,29 @@ def test_import_toolkit_is_cheap():
     code = "import sys, toolkit; print(sorted(m for m in ('pandas', 'matplotlib', 'ipywidgets') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+_MARKUP = re.compile(  # HTML tags (not a regex's named group such as (?P<code>...)), Markdown headings and tables
+    r"(?<!\?P)</?(table|thead|tbody|tr|td|th|ul|ol|li|div|span|p|h[1-6]|b|i|br|pre|code|mark|style)\b[^>]*>"
+    r"|^\s*#{1,6} \S|\|\s*---\s*\|",
+    re.M,
+)
+
+
+def test_analysis_returns_data_and_renders_no_html_or_markdown():
+    """HTML and Markdown are the presentation's job (``toolkit.present.report``): an analysis returns data."""
+    offenders = []
+    for path in _modules("analysis"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                offenders += [f"{path.name} imports {n}" for n in names if n.split(".")[0] in ("html", "markdown")]
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in (
+                "_repr_html_",
+                "_repr_markdown_",
+            ):
+                offenders.append(f"{path.name}:{node.lineno} defines {node.name}")
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _MARKUP.search(node.value):
+                offenders.append(f"{path.name}:{node.lineno} writes markup {_MARKUP.search(node.value).group(0)!r}")
+    assert not offenders, offenders

@@ -8,8 +8,9 @@ import json
 from conftest import REPO
 
 import toolkit
-from toolkit.layers.capability import VERDICTS, check
-from toolkit.layers.config import load_settings
+from toolkit.knowledge import dsh_images
+from toolkit.layers.capability import CHECK, check
+from toolkit.layers.config import load_settings, search
 
 DATA = REPO / "data"
 BEFORE = load_settings(DATA / "configs" / "settings.before.yaml", env={})
@@ -33,16 +34,29 @@ def test_before_fix_images_never_left_dsh():
         "route defaultInput (default [text])",
     )
     assert (http["images_sent"], http["placeholder"], http["dsh_before_sending"]) == (0, True, "refuses")
-    assert http["dsh_message"] == 'pi-ai model "gw-coder" does not support image input'
-    assert session["route_match"] == "session" and session["dsh_message"] == (
-        'cannot read "screenshot.png" as an image: model "gw-coder" does not declare image input; '
+    # no refusal recorded on the wire: the text a DSH user most likely sees, and every other one
+    assert http["dsh_message"] == "The current model does not support images; switch to a model that does"
+    assert http["dsh_messages"] == dsh_images.refusals("gw-coder")
+    assert dict(http["dsh_messages"])["pi-ai adapter"] == 'pi-ai model "gw-coder" does not support image input'
+    # the session recorded read_image's refusal: that text, exactly as the model got it, with its path
+    read_image = (
+        'Error: cannot read "screenshot.png" as an image: model "gw-coder" does not declare image input; '
         "switch to an image-capable model to read images"
     )
+    assert session["route_match"] == "session" and session["dsh_message"] == read_image
+    assert session["dsh_messages"][0] == ("read_image", read_image)
+    assert [e for e, _ in session["dsh_messages"]] == list(dsh_images.ENTRY_POINTS)
+    assert list(search(out, "does not support images; switch to a model")["exchange_id"]) == list(out["exchange_id"])
+    assert CHECK.mismatches(out) == []
 
 
 def test_after_fix_declared_and_accepted():
-    out = check(AFTER, toolkit.load_capture(DATA / "after-fix" / "capture.mitm"))
+    cap = toolkit.load_capture(DATA / "after-fix" / "capture.mitm")
+    out = check(AFTER, cap)
     assert verdicts(out) == ["declared-and-accepted"] * 2
+    assert CHECK.mismatches(out) == [] and out["dsh_message"].isna().all()
+    started = cap.exchanges.set_index("exchange_id")["started_at"]
+    assert list(out["started_at"]) == list(started[list(out["exchange_id"])])  # to the microsecond
     row = out.iloc[0]
     assert (row["images_sent"], row["media_types"], row["status"], row["dsh_before_sending"]) == (
         1,
@@ -76,7 +90,7 @@ def _line(path: str, model: str, content: list, status: int = 200) -> dict:
 
 def test_undeclared_but_capable_and_unknown_routes(tmp_path):
     settings = load_settings(
-        """
+        text="""
 llm-pi-ai:
   providers:
     text-gw:
@@ -108,7 +122,10 @@ llm-pi-ai:
     assert verdicts(out) == ["undeclared-but-capable", "declared-and-accepted", "route-not-in-settings"]
     assert "accepted images on route `vision-gw` (log.jsonl:2)" in out.iloc[0]["evidence"]
     assert out.iloc[1]["image_bytes"] == 48
-    assert set(VERDICTS) >= set(verdicts(out))
+    # only the undeclared row names DSH's texts; a declared model and an unknown route have none
+    assert list(out["dsh_messages"]) == [dsh_images.refusals("m1"), (), ()]
+    assert out["dsh_message"].isna().tolist() == [False, True, True]
+    assert CHECK.mismatches(out) == []
 
 
 def test_requests_without_images_are_not_rows(tmp_path):
@@ -117,10 +134,25 @@ def test_requests_without_images_are_not_rows(tmp_path):
         json.dumps(_line("/x/v1", "gw-coder", [{"type": "input_text", "text": "hi"}])) + "\n", encoding="utf-8"
     )
     out = check(AFTER, toolkit.load_capture(log))
-    assert out.empty and list(out.columns)[-2:] == ["verdict", "evidence"]
+    assert out.empty and CHECK.mismatches(out) == []
+    assert check(None, toolkit.load_captures([])).pipe(CHECK.mismatches) == []
 
 
 def test_other_apis_placeholders_against_the_after_config():
     # those runs used models without `input`, so pi-ai dropped the screenshot: the after settings disagree
     out = check(AFTER, toolkit.load_capture(DATA / "other-apis" / "capture.har"))
     assert verdicts(out) == ["config-does-not-match-capture"] * 8 and out["placeholder"].all()
+
+
+def test_every_entry_point_has_a_source_and_recorded_refusals_fill_in_their_details():
+    assert list(dsh_images.SOURCES) == list(dsh_images.ENTRY_POINTS)
+    mcp = dsh_images.mcp_refusal("m1", "image/png")
+    assert mcp == (
+        '[image unavailable: image/png; model "m1" does not declare image input; '
+        "raw image data remains available to programmatic callers]"
+    )
+    assert dsh_images.parse_refusal("before\n" + mcp) == {"media_type": "image/png", "model": "m1"}
+    assert dict(dsh_images.refusals("m1", media_type="image/png"))["mcp"] == mcp
+    read = dsh_images.parse_refusal(dict(dsh_images.refusals("m1", "a b.png"))["read_image"])
+    assert read == {"path": "a b.png", "model": "m1"}
+    assert dsh_images.parse_refusal(dsh_images.WEB_TOAST) is None

@@ -5,17 +5,27 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from conftest import REPO
 
-from toolkit.layers.config import SettingsError, apply_fix, load_settings, suggest_fix
+from toolkit.layers.config import (
+    FINDINGS,
+    MODELS,
+    ROUTES,
+    SettingsError,
+    apply_fix,
+    load_settings,
+    search,
+    suggest_fix,
+)
 
 CONFIGS = REPO / "data" / "configs"
 BEFORE, AFTER = CONFIGS / "settings.before.yaml", CONFIGS / "settings.after.yaml"
 
 
 def settings(text: str, **kw):
-    return load_settings(textwrap.dedent(text).lstrip("\n"), **{"env": {"KEY": "set"}, **kw})
+    return load_settings(text=textwrap.dedent(text).lstrip("\n"), **{"env": {"KEY": "set"}, **kw})
 
 
 def codes(s) -> list[str]:
@@ -62,7 +72,9 @@ def test_lab_before_config_findings_and_sources():
         "line": 2,
     }
     assert (s.default_preset["sandbox_mode"], s.default_preset["approval"]) == ("danger-full-access", "never")
-    assert one(s, "image-undeclared")["dsh_message"] == 'pi-ai model "gw-coder" does not support image input'
+    image = one(s, "image-undeclared")
+    assert image["dsh_message"] == "The current model does not support images; switch to a model that does"
+    assert dict(image["dsh_messages"])["pi-ai adapter"] == 'pi-ai model "gw-coder" does not support image input'
 
 
 def test_lab_after_config_is_clean_when_the_key_is_set():
@@ -101,7 +113,7 @@ def test_fix_keeps_comments_and_crlf():
         "# top\r\nllm-pi-ai:\r\n  providers:\r\n    gw:  # the gateway\r\n      api: openai-responses\r\n"
         "      baseURL: http://x/v1\r\n      models:\r\n        - id: m1  # main\r\n"
     )
-    fixed = apply_fix(text, env={})
+    fixed = apply_fix(text=text, env={})
     assert fixed == (
         "# top\r\nllm-pi-ai:\r\n  providers:\r\n    gw:  # the gateway\r\n      api: openai-responses\r\n"
         "      baseURL: http://x/v1\r\n      compat:\r\n        supportsStrictMode: true\r\n      models:\r\n"
@@ -141,9 +153,9 @@ def test_removed_keys_and_empty_default_input_are_fixed_by_edits():
     text = ROUTE.replace(
         "      apiKeyEnv: KEY\n", "      apiKeyEnv: KEY\n      maxRetryDelayMs: 10\n      defaultInput: []  # oops\n"
     )
-    fixed = apply_fix(textwrap.dedent(text).lstrip("\n"), env={"KEY": "x"})
+    fixed = apply_fix(text=textwrap.dedent(text).lstrip("\n"), env={"KEY": "x"})
     assert "maxRetryDelayMs" not in fixed and "      defaultInput: [text]  # oops\n" in fixed
-    assert load_settings(fixed, env={"KEY": "x"}).findings.empty
+    assert load_settings(text=fixed, env={"KEY": "x"}).findings.empty
 
 
 def test_compat_vocabulary_and_api_refusals():
@@ -244,7 +256,7 @@ def test_yaml_syntax_error_has_line_and_column():
     s = settings("llm-pi-ai:\n  providers:\n    gw: [unclosed\n")
     f = one(s, "yaml-syntax")
     assert (f["severity"], f["line"], f["column"]) == ("error", 4, 1)
-    assert f["message"].startswith("YAML syntax error:")
+    assert f["message"].startswith("YAML syntax error in the settings text (text=):")
     assert s.models.empty and s.routes.empty
 
 
@@ -290,3 +302,166 @@ def test_catalog_values_and_their_source():
         "defaultMaxTokens default",
     )
     assert "image-undeclared" not in codes(s)
+
+
+# ---- a path and a text are told apart by the caller
+
+
+def test_a_path_without_a_suffix_is_read_as_a_file(tmp_path):
+    # regression: the path string used to be parsed as YAML text and reported as `not-a-mapping`
+    plain = tmp_path / "settings"
+    plain.write_text(textwrap.dedent(ROUTE).lstrip("\n"), encoding="utf-8")
+    for given in (str(plain), plain):
+        s = load_settings(given, env={"KEY": "set"})
+        assert (s.source, list(s.routes["route"]), codes(s)) == (str(plain), ["gw"], [])
+    assert apply_fix(str(plain), env={"KEY": "set"}) == plain.read_text(encoding="utf-8")
+
+
+def test_a_str_that_is_no_file_is_an_error_that_says_it_was_taken_as_a_path(tmp_path):
+    missing = str(tmp_path / "path" / "without-a-suffix")
+    for call in (load_settings, suggest_fix, apply_fix):
+        with pytest.raises(SettingsError) as err:
+            call(missing)
+        assert str(err.value) == (
+            f"{missing}: cannot read: No such file or directory "
+            "(taken as a path to a settings file; YAML text goes in text=)"
+        )
+    with pytest.raises(SettingsError, match=r"^'llm-pi-ai:\\n  providers:.*…': cannot read: .*YAML text goes in text="):
+        load_settings(textwrap.dedent(ROUTE).lstrip("\n"))
+
+
+def test_exactly_one_of_path_and_text():
+    with pytest.raises(TypeError, match="not both"):
+        load_settings()
+    with pytest.raises(TypeError, match="not both"):
+        load_settings(AFTER, text="{}")
+    with pytest.raises(TypeError, match=r"str or os\.PathLike, not bytes"):
+        load_settings(b"settings.yaml")
+
+
+def test_text_that_is_not_a_mapping_says_it_was_taken_as_text():
+    f = one(load_settings(text="path/without-a-suffix"), "not-a-mapping")
+    assert (f["severity"], f["line"], f["yaml_path"]) == ("error", 1, "")
+    assert f["message"] == "the settings text (text=) is a YAML str, not a mapping of namespaces"
+    assert f["fix"].endswith("(to read a file, pass its path, not text=)")
+
+
+def test_a_file_that_is_not_a_mapping_names_the_file(tmp_path):
+    listed = tmp_path / "settings.yaml"
+    listed.write_text("- llm-pi-ai\n", encoding="utf-8")
+    f = one(load_settings(listed), "not-a-mapping")
+    assert f["message"] == f"settings file {listed} is a YAML list, not a mapping of namespaces"
+
+
+# ---- the codes no other test reaches
+
+
+def test_providers_array():
+    s = settings("llm-pi-ai:\n  providers:\n    - id: gw\n      api: openai-responses\n")
+    f = one(s, "providers-array")
+    assert (f["severity"], f["yaml_path"], f["line"]) == ("error", "llm-pi-ai.providers", 2)
+    assert f["dsh_message"] == ("llm-pi-ai: providers is now a dict keyed by provider route, not an array of profiles")
+    assert s.routes.empty and s.models.empty
+
+
+def test_needs_base_url():
+    s = settings(ROUTE.replace("      baseURL: http://127.0.0.1:9/v1\n", ""))
+    f = one(s, "needs-base-url")
+    assert (f["severity"], f["yaml_path"], f["line"]) == ("error", "llm-pi-ai.providers.gw", 3)
+    assert f["dsh_message"] == (
+        'llm-pi-ai: provider "gw" model "m1" needs a baseURL; the installed catalog does not describe this route'
+    )
+    assert s.models["base_url"].isna().all()  # the model still resolves, without a baseURL
+
+
+def test_no_routes():
+    s = settings("permission:\n  defaultPreset: read-only\n")
+    f = one(s, "no-routes")
+    assert (f["severity"], f["layer"], f["yaml_path"]) == ("info", "config", "") and pd.isna(f["dsh_message"])
+    assert f["message"] == "no `llm-pi-ai:` section: llm-pi-ai mounts with zero routes"
+    assert s.default_model["exists"] is False and s.default_preset["sandbox_mode"] == "read-only"
+
+
+# ---- frames: declared once, dtypes also when empty
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "llm-pi-ai:\n  providers: {}\n",  # no routes at all
+        "llm-pi-ai:\n  providers:\n    gw:\n      api: openai-responses\n      baseURL: http://x/v1\n",  # no models
+        "llm-pi-ai: [\n",  # YAML that does not parse
+        "",
+    ],
+)
+def test_frames_keep_their_dtypes_when_empty(text):
+    s = load_settings(text=text, env={})
+    assert s.models.empty
+    assert MODELS.mismatches(s.models) == [] and ROUTES.mismatches(s.routes) == []
+    assert FINDINGS.mismatches(s.findings) == []
+
+
+def test_frames_match_their_declarations_on_the_lab_settings():
+    for path in (BEFORE, AFTER):
+        s = load_settings(path, env={})
+        assert MODELS.mismatches(s.models) == [] and ROUTES.mismatches(s.routes) == []
+        assert FINDINGS.mismatches(s.findings) == []
+
+
+# ---- the image finding names every text DSH shows for it
+
+GW_CODER = (
+    (
+        "read_image",
+        'Error: cannot read "<path>" as an image: model "gw-coder" does not declare image input; '
+        "switch to an image-capable model to read images",
+    ),
+    (
+        "mcp",
+        '[image unavailable: <media type>; model "gw-coder" does not declare image input; '
+        "raw image data remains available to programmatic callers]",
+    ),
+    ("web", 'Model "gw-coder" does not support image input.'),
+    ("web toast", "The current model does not support images; switch to a model that does"),
+    ("web toast (zh)", "当前模型不支持图片，请切换支持图片的模型"),
+    (
+        "web model switch",
+        'Model operation failed: model-unavailable: Model "gw-coder" does not accept image input, but this '
+        "session already contains images; select an image-capable model.",
+    ),
+    ("pi-ai adapter", 'pi-ai model "gw-coder" does not support image input'),
+    ("llm-deepseek adapter", 'DeepSeek model "gw-coder" does not accept image input.'),
+    ("headless stderr (pi-ai)", 'dsh: UNSUPPORTED_CONTENT: pi-ai model "gw-coder" does not support image input'),
+    (
+        "headless stderr (llm-deepseek)",
+        'dsh: UNSUPPORTED_CONTENT: DeepSeek model "gw-coder" does not accept image input.',
+    ),
+)
+
+
+def test_image_finding_has_every_dsh_text_exactly():
+    s = load_settings(BEFORE, env={})
+    f = one(s, "image-undeclared")
+    assert f["dsh_messages"] == GW_CODER
+    assert f["dsh_message"] == dict(GW_CODER)["web toast"]
+    others = s.findings[s.findings["code"] != "image-undeclared"]
+    assert list(others["dsh_messages"]) == [()] * len(others)
+
+
+@pytest.mark.parametrize(
+    "seen",
+    [
+        "The current model does not support images; switch to a model that does",
+        'Model "gw-coder" does not support image input.',
+        'cannot read "screenshot.png" as an image: model "gw-coder" does not declare image input',
+        'pi-ai model "gw-coder" does not support image input',
+        "model-unavailable",
+        "当前模型不支持图片",
+    ],
+)
+def test_a_user_finds_the_finding_by_the_message_they_saw(seen):
+    s = load_settings(BEFORE, env={})
+    # a read_image path is unknown to the settings: the text around it is DSH's, so its tail is found
+    needle = seen.split('" as an image: ')[-1] if seen.startswith("cannot read") else seen
+    assert list(search(s.findings, needle)["code"]) == ["image-undeclared"]
+    assert search(s.findings, "no DSH text says this").empty

@@ -46,9 +46,21 @@ def test_compressed_containers_are_looked_into(tmp_path):
     assert [detect(tmp_path / n) for n in ("s.zstd", "h.zhar", "l.gz")] == ["dsh-session", "har", "jsonl"]
 
 
+#: The zstd-compressed logs of the DSH session fixtures (several of them concatenate frames).
+ZSTD_SESSIONS = {
+    "apps__web__tests__snapshots__goal-multi-turn-actions__session.jsonl.zstd",
+    "examples__acp-agent__tests__snapshots__product-subagent-result-diagnostic__session.jsonl.zstd",
+    "examples__acp-agent__tests__snapshots__pty-tools__session.jsonl.zstd",
+    "examples__headless-agent__tests__snapshots__pty-tools__session.jsonl.zstd",
+    "examples__jsonrpc-agent__tests__snapshots__persistent-tools__session.jsonl.zstd",
+    "scripts__snapshots__python-sdk-single-exe__advanced__session.jsonl.zstd",
+}
+
+
 def test_real_multi_frame_session_is_detected(dsh_sessions):
-    for p in sorted((dsh_sessions / "zstd").glob("*.zstd")):
-        assert detect(p) == "dsh-session", p.name
+    paths = sorted((dsh_sessions / "zstd").glob("*.zstd"))
+    assert {p.name for p in paths} == ZSTD_SESSIONS  # an empty or moved folder must fail, not pass vacuously
+    assert [detect(p) for p in paths] == ["dsh-session"] * len(ZSTD_SESSIONS)
 
 
 @pytest.mark.parametrize(

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from toolkit.errors import CaptureError
+from toolkit.errors import CaptureError, InputError
+from toolkit.knowledge import dsh_session as facts
 from toolkit.sources.dsh_session import read
 from toolkit.wire.dsh_records import SessionDecoder, SessionHeaderError, decode_lines, expand_packed
-from toolkit.wire.records import Decoded, EntryCount, Event, Problem, ToolResult
+from toolkit.wire.records import TERMINALS, WIRE_APIS, Decoded, EntryCount, Event, Problem, ToolResult
 
 PACKED = {"tool-call-chunks": "args", "text-chunks": "texts", "reasoning-chunks": "texts"}
 
@@ -94,7 +95,7 @@ def test_every_fixture_reconciles(dsh_sessions):
 
 
 def test_no_fixture_event_carries_seq_or_time(dsh_sessions):
-    # dsh.md §11 says 4 files carry seq: they carry it inside tool-workflow data, not on events
+    # 4 files do carry seq, but inside tool-workflow data, not on the events
     path = dsh_sessions / "examples__acp-agent__tests__snapshots__workflow-run__session.jsonl"
     events = _split(_records(path))[Event]
     assert all(e.seq is None and e.time is None for e in events[1:])
@@ -372,7 +373,7 @@ def test_empty_file_and_non_header_raise(tmp_path):
 
 
 # --------------------------------------------------------------------------------------------
-# Synthetic records per dsh.md §9.3 / §9.4
+# Synthetic records in the shapes of deepseek-harness packages/core/session/src/types.ts and chunk-rows.ts
 
 
 def test_v0_packed_rows_timing():
@@ -677,3 +678,53 @@ def test_stream_cut_at_end_of_log():
     assert d.exchange.terminal == "cut" and [i.kind for i in d.issues] == ["placeholder"]
     (call,) = d.calls
     assert (call.call_id, call.name, call.arguments_raw, call.complete) == ("c", "bash", '{"comm', False)
+
+
+# --------------------------------------------------------------------------------------------
+# The format's vocabulary (toolkit.knowledge.dsh_session) and malformed values in it
+
+
+def test_vocabulary_maps_onto_the_record_vocabularies():
+    assert set(facts.FINISH_TERMINALS.values()) | set(facts.TURN_END_TERMINALS.values()) <= set(TERMINALS)
+    assert set(facts.PROVIDER_APIS.values()) <= set(WIRE_APIS) - {"other"}
+    assert set(facts.PACKED_TYPES.values()) == {"tool-call-delta", "text-delta", "reasoning-delta"}
+    assert issubclass(SessionHeaderError, InputError)  # bad input, not a bug
+
+
+def _one_step(*events: dict) -> Decoded:
+    steps = [{"type": "step/start", "data": {"turn": 1, "step": 1}}, *events]
+    steps.append({"type": "step/end", "data": {"turn": 1, "step": 1}})
+    (d,) = [r for r in decode_lines("s", _session(*steps)) if isinstance(r, Decoded)]
+    return d
+
+
+def _chunk(chunk: dict) -> dict:
+    return {"type": "assistant/chunk", "data": {"turn": 1, "step": 1, "chunk": chunk}}
+
+
+def test_unhashable_finish_reason_is_an_issue_not_a_crash():
+    d = _one_step(_chunk({"type": "finish", "reason": {"kind": ["stop"]}}))
+    assert d.exchange.terminal is None
+    assert [i.message for i in d.issues if i.kind == "finish"] == ["unknown finish reason ['stop']"]
+
+
+def test_unhashable_turn_end_reason_is_an_issue_not_a_crash():
+    recs = decode_lines(
+        "s",
+        _session(
+            {"type": "step/start", "data": {"turn": 1, "step": 1}},
+            {"type": "turn/end", "data": {"turn": 1, "reason": {"kind": {"nested": True}}}},
+        ),
+    )
+    (d,) = [r for r in recs if isinstance(r, Decoded)]
+    assert d.exchange.terminal is None
+    assert [i.kind for i in d.issues] == ["turn-end"]
+
+
+def test_token_counts_are_json_integers():
+    usage = {"inputTokens": float("nan"), "outputTokens": 7.0, "cacheReadTokens": 2.5, "reasoningTokens": True}
+    d = _one_step(_chunk({"type": "usage", "usage": usage}), _chunk({"type": "finish", "reason": {"kind": "stop"}}))
+    ex = d.exchange
+    # NaN used to raise ValueError out of the decoder, and 2.5 was truncated to 2
+    assert (ex.input_tokens, ex.output_tokens, ex.cache_read_tokens, ex.reasoning_tokens) == (None, 7, None, None)
+    assert ex.terminal == "completed"

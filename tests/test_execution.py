@@ -1,15 +1,16 @@
-"""Layer 4: DSH's validator, stage by stage and version by version; replay; what-if policies."""
+"""Layer 4: DSH's validator, stage by stage and version by version; replay (what-if: test_whatif.py)."""
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 from conftest import REPO
 
 import toolkit
-from toolkit.analysis.whatif import POLICIES, prune_schema, whatif
-from toolkit.knowledge.dsh_tools import schema_for
+from toolkit.capture import load_captures
+from toolkit.knowledge import dsh_runtime as rt
 from toolkit.layers.config import load_settings
-from toolkit.layers.execution import STAGES, check_call, replay
+from toolkit.layers.execution import REPLAY, STAGES, check_call, replay, schema_violations
 
 DATA = REPO / "data"
 OK = {"command": "ls -la", "description": "List files in the workspace"}
@@ -17,9 +18,9 @@ ESC = {**OK, "sandbox_permissions": "danger-full-access", "justification": "The 
 RC, ALPHA2 = "0.1.1-rc.2", "0.1.6-alpha.2"
 NOT_WIDER = 'sandbox escalation to "{t}" is not strictly wider than this call\'s current "{m}" mode'
 
-# (name, tool, arguments, mode, version, approval, expected stage, expected message or None, effective mode)
+# (name, tool, arguments, mode, version, approval, expected stage, expected message or None, granted mode or None)
 CASES = [
-    ("plain call runs", "bash", OK, "workspace-write", RC, "allowed-once", None, None, "workspace-write"),
+    ("plain call runs", "bash", OK, "workspace-write", RC, "allowed-once", None, None, None),
     (
         "extra keys are ignored",
         "bash",
@@ -29,7 +30,7 @@ CASES = [
         "allowed-once",
         None,
         None,
-        "read-only",
+        None,
     ),
     (
         "missing required",
@@ -40,7 +41,7 @@ CASES = [
         "allowed-once",
         "1",
         'invalid arguments: missing required property "description"',
-        "workspace-write",
+        None,
     ),
     (
         "null escalation fields",
@@ -51,7 +52,7 @@ CASES = [
         "allowed-once",
         "1",
         'invalid arguments: "sandbox_permissions" must be a string; "justification" must be a string',
-        "workspace-write",
+        None,
     ),
     (
         "empty enum value",
@@ -62,7 +63,7 @@ CASES = [
         "allowed-once",
         "1",
         'invalid arguments: "sandbox_permissions" must be one of ["workspace-write","danger-full-access"]',
-        "workspace-write",
+        None,
     ),
     (
         "unknown mode value",
@@ -73,7 +74,7 @@ CASES = [
         "allowed-once",
         "1",
         'invalid arguments: "sandbox_permissions" must be one of ["workspace-write","danger-full-access"]',
-        "read-only",
+        None,
     ),
     (
         "non-string command",
@@ -84,7 +85,7 @@ CASES = [
         "allowed-once",
         "1",
         'invalid arguments: "command" must be a string',
-        "read-only",
+        None,
     ),
     (
         "whitespace command",
@@ -95,7 +96,7 @@ CASES = [
         "allowed-once",
         "2",
         "invalid command: expected a non-empty string",
-        "read-only",
+        None,
     ),
     (
         "empty description",
@@ -106,7 +107,7 @@ CASES = [
         "allowed-once",
         "2",
         "invalid description: expected a non-empty string",
-        "read-only",
+        None,
     ),
     (
         "zero timeout",
@@ -117,7 +118,7 @@ CASES = [
         "allowed-once",
         "2",
         "invalid timeoutMs: expected a positive number, got 0",
-        "read-only",
+        None,
     ),
     (
         "escalation without justification",
@@ -128,7 +129,7 @@ CASES = [
         "allowed-once",
         "3a",
         "invalid escalation: sandbox_permissions requires a justification",
-        "read-only",
+        None,
     ),
     (
         "lone empty justification",
@@ -139,7 +140,7 @@ CASES = [
         "allowed-once",
         "3b",
         "invalid escalation: justification is only valid together with sandbox_permissions",
-        "read-only",
+        None,
     ),
     (
         "empty justification, same mode",
@@ -150,7 +151,7 @@ CASES = [
         "allowed-once",
         "3c",
         "invalid justification: expected a non-empty sentence",
-        "danger-full-access",
+        None,
     ),
     (
         "whitespace justification, 0.1.6",
@@ -161,7 +162,7 @@ CASES = [
         "allowed-once",
         "3c",
         "invalid justification: expected a non-empty sentence",
-        "danger-full-access",
+        None,
     ),
     (
         "one-letter justification passes 3c",
@@ -183,7 +184,7 @@ CASES = [
         "allowed-once",
         "5",
         NOT_WIDER.format(t="danger-full-access", m="danger-full-access"),
-        "danger-full-access",
+        None,
     ),
     (
         "same mode, 0.1.6-alpha.2 accepts",
@@ -194,7 +195,7 @@ CASES = [
         "allowed-once",
         None,
         None,
-        "danger-full-access",
+        None,
     ),
     (
         "same mode, 0.1.6-alpha.1 still refuses",
@@ -205,7 +206,7 @@ CASES = [
         "allowed-once",
         "5",
         NOT_WIDER.format(t="danger-full-access", m="danger-full-access"),
-        "danger-full-access",
+        None,
     ),
     (
         "narrower mode, even 0.1.6",
@@ -216,7 +217,7 @@ CASES = [
         "allowed-once",
         "5",
         NOT_WIDER.format(t="workspace-write", m="danger-full-access"),
-        "danger-full-access",
+        None,
     ),
     (
         "malformed current mode",
@@ -227,7 +228,7 @@ CASES = [
         "allowed-once",
         "5",
         NOT_WIDER.format(t="danger-full-access", m="full-access"),
-        "full-access",
+        None,
     ),
     ("wider, approved once", "bash", ESC, "workspace-write", RC, "allowed-once", None, None, "danger-full-access"),
     (
@@ -239,7 +240,7 @@ CASES = [
         "rejected",
         "8",
         'the user rejected escalating this command to "danger-full-access"',
-        "workspace-write",
+        None,
     ),
     (
         "write rejected is an operation",
@@ -250,7 +251,7 @@ CASES = [
         "rejected",
         "8",
         'the user rejected escalating this operation to "danger-full-access"',
-        "read-only",
+        None,
     ),
     (
         "cancelled",
@@ -267,7 +268,7 @@ CASES = [
         "cancelled",
         "8",
         'approval for escalating to "workspace-write" was cancelled',
-        "read-only",
+        None,
     ),
     (
         "no approval channel",
@@ -278,7 +279,7 @@ CASES = [
         "unavailable",
         "8",
         'sandbox escalation to "danger-full-access" requires approval, but no approval channel is available',
-        "read-only",
+        None,
     ),
     (
         "edit needs its strings",
@@ -289,7 +290,7 @@ CASES = [
         "allowed-once",
         "1",
         'invalid arguments: missing required property "old_string"; missing required property "new_string"',
-        "read-only",
+        None,
     ),
     (
         "write needs a file path",
@@ -300,7 +301,7 @@ CASES = [
         "allowed-once",
         "2",
         "file_path must be a non-empty string",
-        "read-only",
+        None,
     ),
     (
         "edit old_string is not trimmed",
@@ -311,7 +312,7 @@ CASES = [
         "allowed-once",
         "2",
         "old_string and new_string must differ",
-        "read-only",
+        None,
     ),
     (
         "edit empty old_string",
@@ -322,7 +323,7 @@ CASES = [
         "allowed-once",
         "2",
         "old_string must be a non-empty string",
-        "read-only",
+        None,
     ),
     (
         "missing first, then types in declaration order",
@@ -334,7 +335,7 @@ CASES = [
         "1",
         'invalid arguments: missing required property "command"; missing required property '
         '"description"; "timeoutMs" must be a number; "sandbox_permissions" must be a string',
-        "read-only",
+        None,
     ),
     (
         "negative zero timeout",
@@ -345,7 +346,7 @@ CASES = [
         "allowed-once",
         "1",
         'invalid arguments: "timeoutMs" must be a finite JSON number',
-        "read-only",
+        None,
     ),
     (
         "rejected, 0.1.7 wording",
@@ -357,7 +358,7 @@ CASES = [
         "8",
         'the user rejected escalating this command to "danger-full-access"; it stays denied, so stop and explain instead '
         "of working around it",
-        "workspace-write",
+        None,
     ),
     (
         "replace_all must be boolean",
@@ -368,17 +369,18 @@ CASES = [
         "allowed-once",
         "1",
         'invalid arguments: "replace_all" must be a boolean',
-        "read-only",
+        None,
     ),
 ]
 
 
 @pytest.mark.parametrize(
-    "name, tool, args, mode, dsh, approval, stage, message, effective", CASES, ids=[c[0] for c in CASES]
+    "name, tool, args, mode, dsh, approval, stage, message, granted", CASES, ids=[c[0] for c in CASES]
 )
-def test_validator_stage_by_stage(name, tool, args, mode, dsh, approval, stage, message, effective):
+def test_validator_stage_by_stage(name, tool, args, mode, dsh, approval, stage, message, granted):
     v = check_call(tool, args, mode=mode, dsh=dsh, approval=approval)
-    assert (v.ok, v.stage, v.message, v.effective_mode) == (stage is None, stage, message, effective)
+    # the verdict keeps the mode the call was judged in; only an approved escalation names a granted mode
+    assert (v.ok, v.stage, v.message, v.mode, v.granted_mode) == (stage is None, stage, message, mode, granted)
     if stage:
         assert v.result_text == "Error: " + message and v.stage_name == STAGES[stage]
 
@@ -416,10 +418,12 @@ def test_replay_of_the_before_fix_session_reproduces_dsh_exactly():
     cap = toolkit.load_capture(DATA / "before-fix" / "session.jsonl.zstd")
     out = replay(cap, settings=load_settings(DATA / "configs" / "settings.before.yaml", env={}))
     assert list(out["stage"]) == ["3c", "5", "image-gate"]
-    assert out["agrees"].all() and (out["effective_mode"] == "danger-full-access").all()
+    assert out["agrees"].all() and (out["mode"] == "danger-full-access").all()
+    assert out["granted_mode"].isna().all()  # nothing was approved: the policy is never
     assert list(out["approval"]) == ["rejected"] * 3  # approval/policy never
     assert out.iloc[0]["mode_source"] == "sandbox/mode (preset, line 3)"
     assert ["Error: " + m for m in out["message"]] == list(cap.tool_results["text"])
+    assert REPLAY.mismatches(out) == []
 
 
 def test_replay_of_an_http_capture_needs_the_mode_and_reads_the_outputs_sent_back():
@@ -436,37 +440,104 @@ def test_replay_shows_a_disagreement():
     cap = toolkit.load_capture(DATA / "before-fix" / "session.jsonl.zstd")
     out = replay(cap, dsh=ALPHA2)  # 0.1.6 would have accepted call 2; the session recorded a refusal
     second = out.iloc[1]
-    assert (second["ok"] and second["agrees"] is False) or second["agrees"] == False  # noqa: E712
+    assert (bool(second["ok"]), bool(second["agrees"])) == (True, False)  # pd.NA would raise, not pass
     assert "differs" in second["note"]
 
 
-def test_prune_schema():
-    bash = schema_for("bash")
-    assert prune_schema(bash, "read-only")["properties"]["sandbox_permissions"]["enum"] == [
-        "workspace-write",
-        "danger-full-access",
+def test_replay_keeps_the_mode_a_call_ran_under_apart_from_the_mode_it_was_granted():
+    cap = toolkit.load_capture(DATA / "before-fix" / "capture.har")
+    out = replay(cap, mode="workspace-write")
+    assert list(out["mode"][:2]) == ["workspace-write"] * 2
+    # the empty justification fails at 3c; the justified retry is approved (allowed-once) to full access
+    assert list(out["stage"][:2].astype(object).fillna("runs")) == ["3c", "runs"]
+    assert out["granted_mode"].iloc[0] is pd.NA and out["granted_mode"].iloc[1] == "danger-full-access"
+    assert REPLAY.mismatches(out) == []
+
+
+def test_verify_names_the_modes_calls_ran_under_and_the_modes_they_were_granted():
+    from toolkit.analysis.verify import verify
+
+    v = verify(None, toolkit.load_capture(DATA / "before-fix" / "capture.har"), mode="workspace-write")
+    (execution,) = [r for r in v.results if r.layer == "execution"]
+    assert execution.evidence[:2] == [
+        "2 calls judged under DSH 0.1.1-rc.2 in workspace-write; 1 refused",
+        "1 approved escalation granted danger-full-access",
     ]
-    assert prune_schema(bash, "workspace-write")["properties"]["sandbox_permissions"]["enum"] == ["danger-full-access"]
-    full = prune_schema(bash, "danger-full-access")
-    assert "sandbox_permissions" not in full["properties"] and "justification" not in full["properties"]
-    assert bash["properties"]["sandbox_permissions"]["enum"] == ["workspace-write", "danger-full-access"]  # untouched
 
 
-def test_whatif_on_the_lab_captures():
-    out = whatif(toolkit.load_capture(DATA / "before-fix" / "session.jsonl.zstd"))
-    table = {(r.call_id, r.policy): r.outcome for r in out.itertuples()}
-    assert table[("call_0001", "same-mode-noop")] == "still fails"  # the empty justification fails at 3c first
-    assert table[("call_0002", "same-mode-noop")] == "avoided"
-    for policy in ("prune-schema", "strip-non-widening", "explicit-strict-false"):
-        assert table[("call_0001", policy)] == table[("call_0002", policy)] == "avoided"
-    assert set(out["policy"]) == set(POLICIES)
-    after = whatif(toolkit.load_capture(DATA / "after-fix" / "capture.har"), mode="danger-full-access")
-    assert set(after["outcome"]) == {"no failure"}
-    wider = whatif(
-        toolkit.load_capture(DATA / "before-fix" / "capture.har"),
-        mode="workspace-write",
-        policies=["strip-non-widening"],
-    )
-    # in workspace-write the escalation is a real one: nothing to strip, the empty justification still fails,
-    # and the justified retry runs once approved
-    assert list(wider["outcome"]) == ["still fails", "no failure"]
+def test_replay_of_a_capture_without_calls_keeps_the_declared_dtypes():
+    out = replay(load_captures([]))
+    assert out.empty and REPLAY.mismatches(out) == []
+    cap = toolkit.load_capture(DATA / "before-fix" / "capture.har")
+    assert REPLAY.mismatches(replay(cap)) == []  # every call unjudged: the verdict columns are all missing
+
+
+# ---- stage 1: the JSON-schema check's type, enum and const texts (``checkValue``; the same texts in the
+# published @deepseek-ai/dsh-tools 0.1.0-rc.8, lib/index.js)
+
+TYPED = {
+    "type": "object",
+    "properties": {
+        "s": {"type": "string"},
+        "n": {"type": "number"},
+        "i": {"type": "integer"},
+        "b": {"type": "boolean"},
+        "a": {"type": "array", "items": {"type": "string", "enum": ["x", "y"]}},
+        "o": {"type": "object", "properties": {"k": {"type": "string", "const": "v"}}},
+        "z": {"type": "null"},
+        "e": {"type": "string", "enum": ["ä", "b"]},
+        "c": {"type": "integer", "const": 3},
+        "ce": {"type": "string", "enum": ["on", "off"], "const": "on"},
+    },
+}
+STAGE_ONE = [
+    ({"s": 1}, '"s" must be a string'),
+    ({"n": "1"}, '"n" must be a number'),
+    ({"n": True}, '"n" must be a number'),
+    ({"n": float("inf")}, '"n" must be a finite JSON number'),
+    ({"i": 1.5}, '"i" must be an integer'),
+    ({"i": -0.0}, '"i" must be an integer'),
+    ({"i": True}, '"i" must be an integer'),
+    ({"b": "true"}, '"b" must be a boolean'),
+    ({"a": "x"}, '"a" must be an array'),
+    ({"a": ["x", "q"]}, '"a[1]" must be one of ["x","y"]'),
+    ({"o": []}, '"o" must be an object'),
+    ({"o": {"k": "w"}}, '"o.k" must be "v"'),
+    ({"z": 0}, '"z" must be null'),
+    ({"e": "c"}, '"e" must be one of ["ä","b"]'),  # JSON.stringify keeps non-ASCII characters
+    ({"c": 4}, '"c" must be 3'),
+    ({"ce": "off"}, '"ce" must be "on"'),  # enum passes, then const
+    ({"ce": "dim"}, '"ce" must be one of ["on","off"]'),  # enum first: one violation per property
+    ({"s": None, "e": 1}, '"s" must be a string; "e" must be a string'),  # type before enum
+]
+
+
+@pytest.mark.parametrize("args, text", STAGE_ONE, ids=[t for _, t in STAGE_ONE])
+def test_stage_one_type_enum_and_const_texts(args, text):
+    assert "; ".join(schema_violations(args, TYPED)) == text
+
+
+def test_stage_one_passes_values_of_the_declared_type_enum_and_const():
+    ok = {"s": "", "n": -1.5, "i": 2.0, "b": False, "a": ["y"], "o": {"k": "v"}, "z": None, "e": "ä", "c": 3}
+    assert schema_violations({**ok, "ce": "on"}, TYPED) == []
+
+
+def test_stage_one_texts_reach_the_verdict_and_the_tool_result():
+    v = check_call("bash", {**OK, "sandbox_permissions": "read-only", "justification": "x"}, mode="read-only")
+    text = 'invalid arguments: "sandbox_permissions" must be one of ["workspace-write","danger-full-access"]'
+    assert (v.stage, v.message, v.result_text) == ("1", text, rt.ERROR_PREFIX + text)
+    const = {"type": "object", "properties": {"mode": {"type": "string", "const": "read-only"}}}
+    v = check_call("bash", {**OK, "mode": "x"}, mode="read-only", schema=const)
+    assert (v.stage, v.message) == ("1", 'invalid arguments: "mode" must be "read-only"')
+
+
+def test_the_dsh_versions_are_listed_once_oldest_first():
+    assert tuple(rt.RELEASES) == rt.VERSIONS and rt.VERSIONS[0] == rt.DEFAULT_VERSION
+    assert list(rt.VERSIONS) == sorted(rt.VERSIONS, key=rt.version_order)
+    assert {rt.SAME_MODE_ACCEPTED_FROM, rt.LONG_REJECTION_FROM} <= set(rt.VERSIONS)
+
+
+def test_the_error_prefix_is_dshs():
+    assert rt.tool_result_text("boom") == "Error: boom" and rt.error_message("Error: boom") == "boom"
+    assert rt.is_error_text("Error: x") and not rt.is_error_text("error: x") and not rt.is_error_text(None)
+    assert rt.ERROR_PREFIX == "Error: "

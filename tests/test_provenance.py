@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import copy
+import json
+from datetime import datetime, timedelta
+
 from conftest import REPO
 
-from toolkit.analysis.provenance import QUESTIONS, table
+import toolkit
+from toolkit.analysis.provenance import QUESTIONS, TABLE, table
 
 DATA = REPO / "data"
 SETTINGS = DATA / "configs" / "settings.before.yaml"
@@ -70,3 +75,31 @@ def test_two_hops_name_the_proxy():
     assert "front.har" in changed["evidence"] and "back.har" in changed["evidence"]
     read = answer(t, "bash.strict", QUESTIONS[2])
     assert read["actor"] == "gateway" and "echoed strict true" in read["answer"]
+
+
+def test_the_table_keeps_its_dtypes_also_when_empty():
+    t = table(SETTINGS, captures=[DATA / "before-fix" / "capture.har"])
+    assert len(t) and TABLE.mismatches(t) == []
+    empty = table(None)
+    assert empty.empty and TABLE.mismatches(empty) == []
+
+
+def test_a_retried_request_is_one_change_citing_every_attempt(tmp_path):
+    """The proxy retried the first request upstream (derived from the real two-hop recording: its first
+    attempt, 3 ms earlier, failed with a 502): the change is named once, with both attempts as evidence."""
+    har = json.loads((DATA / "two-hop-strict" / "back.har").read_text(encoding="utf-8"))
+    first = copy.deepcopy(har["log"]["entries"][0])
+    first["startedDateTime"] = (
+        datetime.fromisoformat(first["startedDateTime"]) - timedelta(milliseconds=3)
+    ).isoformat()
+    first["response"]["status"] = 502
+    first["response"]["content"] = {"size": 2, "mimeType": "application/json", "text": "{}"}
+    har["log"]["entries"].insert(0, first)
+    (tmp_path / "back.har").write_text(json.dumps(har), encoding="utf-8")
+    front = toolkit.load_capture(DATA / "two-hop-strict" / "front.har", keep_bodies=True)
+    back = toolkit.load_capture(tmp_path / "back.har", keep_bodies=True)
+    t = table(SETTINGS, captures=[front, back])
+    assert TABLE.mismatches(t) == []
+    changed = answer(t, "bash.strict", QUESTIONS[1])
+    assert changed["actor"] == "proxy" and changed["settled"]
+    assert "front.har entry 0 → back.har entry 0, back.har entry 1 (2 upstream attempts)" in changed["evidence"]

@@ -9,11 +9,13 @@ import pytest
 from conftest import REPO
 
 from toolkit.layers.serialization import (
+    MISSING,
     PiAiRefusal,
     StrictSchemaError,
     compare,
     convert_tools,
     make_strict,
+    schema_changes,
     strict_state,
     validate_arguments,
     variants,
@@ -170,3 +172,24 @@ def test_valid_for_the_schema_but_rejected_by_dsh():
     assert validate_arguments('{"command": ', scenarios.BASH_PARAMETERS)[0].keyword == "json"
     missing = validate_arguments({"command": "ls"}, scenarios.BASH_PARAMETERS)
     assert [(v.path, v.message) for v in missing] == [("$", "'description' is a required property")]
+
+
+def test_schema_changes_is_the_one_schema_diff_with_raw_values():
+    """compare and hops.diff both use it; a missing key is MISSING, not a JSON null."""
+    before = {"name": "bash", "parameters": {"type": "object", "properties": {"a": {"type": "string"}}, "required": []}}
+    after = {
+        "name": "bash",
+        "parameters": {
+            "type": "object",
+            "properties": {"a": {"type": "string"}},
+            "required": ["a"],
+            "additionalProperties": False,
+        },
+        "strict": None,
+    }
+    assert schema_changes(before, after, "$.tools[0]") == [
+        ("$.tools[0].parameters.required", "required changed", [], ["a"]),
+        ("$.tools[0].parameters.additionalProperties", "additionalProperties injected", MISSING, False),
+        ("$.tools[0].strict", "strict added", MISSING, None),
+    ]
+    assert schema_changes(before, before) == []

@@ -1,4 +1,4 @@
-"""HAR reader: the quirks of real exporters (wire-formats.md §4.1)."""
+"""HAR reader: the quirks of real exporters (docs/upstream.md, "har")."""
 
 from __future__ import annotations
 

@@ -174,6 +174,24 @@ def test_litellm_truncated_strings_are_flagged(tmp_path):
     assert any(i.kind == "body-truncated" for i in d.issues)
 
 
+@pytest.mark.parametrize(
+    "prompt, completion, expected",
+    [
+        ("42", "17", (42, 17)),  # SQL/CSV exports write counts as text
+        (42.0, " 17 ", (42, 17)),
+        (12.5, True, (None, None)),  # a fraction or a boolean is no count (12.5 used to become 12)
+        ("n/a", None, (None, None)),
+    ],
+)
+def test_token_columns_are_integers(tmp_path, prompt, completion, expected):
+    row = json.loads((JSONL / "litellm_spend_logs.jsonl").read_text().splitlines()[1])  # no bodies: columns decide
+    row["prompt_tokens"], row["completion_tokens"] = prompt, completion
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    (d,), _, _ = _read(path)
+    assert (d.exchange.input_tokens, d.exchange.output_tokens) == expected
+
+
 # --- Helicone export ---------------------------------------------------------------------------
 
 

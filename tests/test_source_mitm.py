@@ -1,6 +1,6 @@
 """mitmproxy flow files: the native reader, the conversion hint, and the FlowReader path.
 
-mitmproxy is not installed in this environment (and must not be: wire-formats.md §5). The native
+mitmproxy is not installed in this environment (and must not be: docs/upstream.md, "mitmproxy"). The native
 reader is tested on flow files written here and, in ``test_lab_data.py``, on the lab's real ones; the
 FlowReader path is exercised with small stand-ins that have the attributes the reader uses.
 """

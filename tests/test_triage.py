@@ -1,4 +1,4 @@
-"""Error triage: every packaged rule has a real message it must catch and a near miss it must not;
+"""Error triage: every packaged rule carries (in the YAML) real messages it must catch and near misses it must not;
 unknown stays unknown; user rules come first; the lab's errors land in the right layers."""
 
 from __future__ import annotations
@@ -19,374 +19,91 @@ from toolkit.knowledge.pi_ai_tools import PiAiRefusal
 DATA = Path(__file__).resolve().parents[1] / "data"
 RULES_FILE = Path(triage.__file__).parents[1] / "knowledge" / triage.RULES_RESOURCE
 
-IMAGE_400 = (
-    'gateway API error (400): {"message":"Image input is not supported by model gw-coder on this gateway.",'
-    '"type":"invalid_request_error","param":"input[1].content[1]","code":"unsupported_image_input"}'
-)
-OUTCOME_UNKNOWN = (
-    "The tool call was interrupted after it was recorded, but no result was durably recorded. Its "
-    "outcome is unknown. Decide whether to retry from the tool semantics: retry only if the operation "
-    "is read-only or idempotent; if it may have side effects, first verify external state or ask the "
-    "user. Do not retry blindly."
-)
-NOT_STARTED = "The tool call was interrupted before the Harness recorded it as started. Retry it if it is still needed."
 SAME_MODE = 'Error: sandbox escalation to "danger-full-access" is not strictly wider than this call\'s current "danger-full-access" mode'
-NARROWER = (
-    'sandbox escalation to "workspace-write" is not strictly wider than this call\'s current "danger-full-access" mode'
-)
-NO_SERVICE = 'sandbox escalation to "danger-full-access" requires approval, but no approval service is composed'
-NO_AGENT = 'sandbox escalation to "danger-full-access" requires approval, but the call has no agent to route it through'
-NO_CHANNEL = 'sandbox escalation to "danger-full-access" requires approval, but no approval channel is available'
-CUT_RESPONSES = "stream ended without a terminal event after 5 events"
-CUT_CHAT = "stream ended without finish_reason or [DONE] after 2 chunks"
-UNFINISHED_FRAME = "byte 1423: stream ended inside this frame (no blank line), so it was never dispatched"
 BAD_FRAME = "byte 1423: invalid JSON at char 17: Expecting ',' delimiter"
-INVALID_JSON = "We could not parse the JSON body of your request: Expecting value: line 1 column 1 (char 0)"
-INVALID_BODY = "We could not read the body of your request: Error -3 while decompressing data: incorrect header check"
-UNKNOWN_BEHAVIOUR = (
-    "Unknown behaviour 'slow' in POST /slow/v1/responses; known behaviours: passthrough, "
-    "absent-is-strict, force-strict, no-images, rate-limit, cut-stream, fail, busy."
-)
-
-# rule id -> (a real full message the rule must catch, a near miss it must not catch).
-# A string is the message; a dict is classify()'s keyword arguments (message, error_code, status).
-EXAMPLES: dict[str, tuple[object, object]] = {
-    # DSH settings refusals (texts from toolkit.knowledge.dsh_settings, the formatters config.py uses)
-    "dsh-settings-providers-array": (dsh.PROVIDERS_ARRAY, "llm-pi-ai: providers is now a dict keyed by provider route"),
-    "dsh-settings-removed-provider": (
-        dsh.removed_provider("gw"),
-        'llm-pi-ai: provider "gw" sets "providers", which moved to the providers dict key',
-    ),
-    "dsh-settings-removed-retries": (
-        dsh.removed_retries("gw"),
-        dsh.removed_retries("gw").replace("dsh-llm-retry", "dsh-retry"),
-    ),
-    "dsh-settings-empty-default-input": (
-        dsh.empty_default_input("gw"),
-        'llm-pi-ai: provider "gw" defaultInput must name at least two modalities',
-    ),
-    "dsh-settings-empty-model-id": (
-        dsh.empty_model_id("gw"),
-        'llm-pi-ai: provider "gw" has a model with an empty name',
-    ),
-    "dsh-settings-empty-field": (dsh.empty_field("gw", "baseURL"), dsh.empty_reasoning_efforts("gw", "gw-coder")),
-    "dsh-settings-duplicate-model": (
-        dsh.duplicate_model("gw", "gw-coder"),
-        'llm-pi-ai: provider "gw" lists model "gw-coder" twice',
-    ),
-    "dsh-settings-needs-api": (dsh.needs_api("gw", "gw-coder"), dsh.needs_base_url("gw", "gw-coder")),
-    "dsh-settings-needs-base-url": (dsh.needs_base_url("gw", "gw-coder"), dsh.needs_api("gw", "gw-coder")),
-    "dsh-settings-no-models": (dsh.no_models("gw"), 'llm-pi-ai: provider "gw" resolves no models'),
-    "dsh-settings-compat-undeclared": (
-        dsh.compat_undeclared("gw", "route", "supportsStrictModes"),
-        dsh.compat_withheld("gw", "route", "zaiToolStream"),
-    ),
-    "dsh-settings-compat-withheld": (
-        dsh.compat_withheld("gw", 'model "gw-coder"', "openRouterRouting"),
-        dsh.compat_valueless("gw", 'model "gw-coder"', "openRouterRouting"),
-    ),
-    "dsh-settings-compat-valueless": (
-        dsh.compat_valueless("gw", "route", "supportsStrictMode"),
-        dsh.compat_undeclared("gw", "route", "supportsStrictMode"),
-    ),
-    "dsh-settings-compat-wrong-api": (
-        dsh.compat_wrong_api("gw", "gw-coder", "thinkingFormat", "openai-responses"),
-        dsh.compat_unreadable_on_route("gw", "thinkingFormat"),
-    ),
-    "dsh-settings-compat-unreadable": (
-        dsh.compat_unreadable_on_route("gw", "thinkingFormat"),
-        dsh.compat_wrong_api("gw", "gw-coder", "thinkingFormat", "openai-responses"),
-    ),
-    "dsh-settings-empty-reasoning-efforts": (
-        dsh.empty_reasoning_efforts("gw", "gw-coder"),
-        dsh.empty_field("gw", "reasoningEfforts"),
-    ),
-    "dsh-settings-reasoning-effort-needs-wire": (
-        'llm-pi-ai: provider "gongsi" model "DeepSeek-V4-Flash" reasoningEfforts.minimal needs the wire value '
-        'dispatch should send; only "off" may leave it empty',
-        'llm-provider-hub: gateway "gongsi" model "DeepSeek-V4-Flash" reasoningEfforts.minimal needs the wire value '
-        'dispatch should send; only "off" may leave it empty (remove the key to not offer the level)',
-    ),
-    "dsh-settings-reasoning-effort-empty-string": (
-        'llm-pi-ai: provider "gw" model "gw-coder" reasoningEfforts.high must not be an empty string',
-        'llm-pi-ai: provider "gw" model "gw-coder" reasoningEfforts.high must be a non-empty string or null',
-    ),
-    "dsh-settings-reasoning-effort-no-level": (
-        'llm-pi-ai: provider "gw" model "gw-coder" reasoningEfforts offers no level beyond "off"; declare a thinking '
-        "level, or set reasoningEfforts to false for a non-reasoning model",
-        'reasoningEfforts offers no level beyond "off"; declare a thinking level, or set false',
-    ),
-    # DSH runtime
-    "dsh-missing-credential": (
-        dsh.missing_credential("gw", "GW_API_KEY"),
-        dsh.missing_credential("gw", "GW_API_KEY").replace("store GW_API_KEY", "store OTHER_KEY"),
-    ),
-    "dsh-missing-credential-code": (
-        {"message": None, "error_code": "MISSING_CREDENTIAL"},
-        {"error_code": "MISSING_CREDENTIALS"},
-    ),
-    "dsh-unknown-model": (dsh.unknown_model("gw", "gw-coder-2"), 'pi-ai provider "gw" has no model "gw-coder-2"'),
-    "dsh-unknown-model-code": ({"error_code": "UNKNOWN_MODEL"}, {"error_code": "UNKNOWN"}),
-    # DSH runtime validation (dsh.md §5)
-    "dsh-invalid-arguments-filled-optional": (
-        'Error: invalid arguments: "workdir" must be a string; "sandbox_permissions" must be one of '
-        '["workspace-write","danger-full-access"]; "justification" must be a string',
-        'Error: invalid arguments: missing required property "command"',
-    ),
-    "dsh-invalid-arguments": (
-        'Error: invalid arguments: missing required property "description"',
-        'invalid argument: missing required property "description"',
-    ),
-    "dsh-invalid-command": (
-        "Error: invalid command: expected a non-empty string",
-        "invalid command: expected a string",
-    ),
-    "dsh-invalid-description": (
-        "Error: invalid description: expected a non-empty string",
-        "invalid description: expected a non-empty sentence",
-    ),
-    "dsh-invalid-timeout": (
-        "Error: invalid timeoutMs: expected a positive number, got -5",
-        "invalid timeoutMs: expected a positive number",
-    ),
-    "dsh-escalation-needs-justification": (
-        "Error: invalid escalation: sandbox_permissions requires a justification",
-        "invalid escalation: sandbox_permissions requires approval",
-    ),
-    "dsh-escalation-lone-justification": (
-        "Error: invalid escalation: justification is only valid together with sandbox_permissions",
-        "invalid escalation: justification is only valid together with sandbox_permission",
-    ),
-    "dsh-invalid-justification": (
-        "Error: invalid justification: expected a non-empty sentence",
-        "invalid justification: expected a non-empty string",
-    ),
-    "dsh-escalation-not-available": (
-        "Error: sandbox_permissions is not available in this composition (no sandboxing filesystem to escalate)",
-        "sandbox_permissions is not available in this session",
-    ),
-    "dsh-escalation-same-mode": (SAME_MODE, NARROWER),
-    "dsh-escalation-not-wider": (NARROWER, SAME_MODE),
-    "dsh-escalation-no-approval-service": (NO_SERVICE, NO_AGENT),
-    "dsh-escalation-no-agent": (NO_AGENT, NO_CHANNEL),
-    "dsh-escalation-no-approval-channel": (NO_CHANNEL, NO_SERVICE),
-    "dsh-escalation-rejected": (
-        'Error: the user rejected escalating this command to "danger-full-access"',
-        'the user rejected escalating this file to "danger-full-access"',
-    ),
-    "dsh-escalation-cancelled": (
-        'approval for escalating to "workspace-write" was cancelled',
-        'approval for escalating to "workspace-write" was rejected',
-    ),
-    "dsh-run-in-background-disabled": (
-        "Error: run_in_background is disabled for this deployment (enableRunInBackground: false)",
-        "run_in_background is disabled for this session",
-    ),
-    "dsh-background-jobs-unavailable": (
-        "Error: background jobs unavailable: load @deepseek-ai/dsh-jobs and @deepseek-ai/dsh-tool-jobs",
-        "background jobs unavailable: load @deepseek-ai/dsh-jobs",
-    ),
-    # DSH image gate (dsh.md §7)
-    "dsh-read-image-undeclared": (
-        "Error: " + img.read_image_refusal("screenshot.png", "gw-coder"),
-        'cannot read "screenshot.png" as an image: the current model route could not be resolved',
-    ),
-    "dsh-read-image-route-unresolved": (
-        'Error: cannot read "shot.png" as an image: the current model route could not be resolved',
-        img.read_image_refusal("shot.png", "gw-coder"),
-    ),
-    "dsh-mcp-image-undeclared": (
-        '[image unavailable: image/png; model "gw-coder" does not declare image input; raw image data remains '
-        "available to programmatic callers]",
-        'image unavailable: image/png; model "gw-coder" does not declare image input',
-    ),
-    "dsh-acp-image-undeclared": (img.acp_refusal("gw-coder"), img.web_refusal("gw-coder")),
-    "dsh-web-image-unsupported": (img.web_refusal("gw-coder"), img.adapter_refusal("gw-coder")),
-    "dsh-pi-ai-adapter-image": (img.adapter_refusal("gw-coder"), img.web_refusal("gw-coder")),
-    "dsh-pi-ai-attachment-service": (
-        "pi-ai image input requires the durable attachment service",
-        "pi-ai image input requires the attachment service",
-    ),
-    "dsh-deepseek-image-model": (
-        'DeepSeek model "deepseek-v4-flash" does not accept image input.',
-        'DeepSeek model "deepseek-v4-flash" does not accept image input',
-    ),
-    "dsh-deepseek-chat-image": (
-        "The DeepSeek chat-completions adapter does not support image content.",
-        "The DeepSeek chat-completions adapter does not support audio content.",
-    ),
-    # DSH crash recovery and step failures (dsh.md §9.2)
-    "dsh-tool-not-started": (NOT_STARTED, OUTCOME_UNKNOWN),
-    "dsh-tool-outcome-unknown": (OUTCOME_UNKNOWN, NOT_STARTED),
-    "dsh-tool-not-started-code": ({"error_code": "TOOL_NOT_STARTED"}, {"error_code": "TOOL_OUTCOME_UNKNOWN"}),
-    "dsh-tool-outcome-unknown-code": ({"error_code": "TOOL_OUTCOME_UNKNOWN"}, {"error_code": "TOOL_NOT_STARTED"}),
-    "dsh-context-window-exceeded": (
-        {"message": "snapshot request exceeded the model context window", "error_code": "CONTEXT_WINDOW_EXCEEDED"},
-        {"message": "snapshot request exceeded the model context window", "error_code": "EMPTY_RESPONSE"},
-    ),
-    # pi-ai
-    "pi-ai-require-strict-unsupported": (
-        pi_ai_tools.require_unmet("bash", "strict tools are unsupported"),
-        pi_ai_tools.require_unmet("bash", "$ref schemas are unsupported"),
-    ),
-    "pi-ai-require-schema-unsupported": (
-        pi_ai_tools.require_unmet("bash", "schemas without a type are unsupported"),
-        'Tool "bash" requires grammar constrained sampling, but none is offered.',
-    ),
-    "pi-ai-stream-no-terminal": (
-        "OpenAI Responses stream ended before a terminal response event",
-        "OpenAI Responses stream ended before a terminal response",
-    ),
-    "pi-ai-unfinished-tool-call": (
-        "OpenAI Responses stream completed with an unfinished tool call: bash (call_0001|fc_0001)",
-        "OpenAI Responses stream completed with an unfinished tool call",
-    ),
-    "pi-ai-response-incomplete-no-reason": (
-        "Response incomplete without a provider reason",
-        "Response incomplete: content_filter",
-    ),
-    "pi-ai-response-incomplete": (
-        "Response incomplete: content_filter",
-        "Response incomplete without a provider reason",
-    ),
-    "pi-ai-failed-incomplete-details": ("incomplete: content_filter", "Response incomplete: max_output_tokens"),
-    "pi-ai-failed-no-details": ("Unknown error (no error details in response)", "Unknown error"),
-    "pi-ai-chatgpt-usage-limit": (
-        "You have hit your ChatGPT usage limit (plus plan). Try again in ~42 min.",
-        "You've reached your ChatGPT workspace's usage limit. Ask your workspace admin to "
-        "increase it at admin.openai.com → Workspace → Usage limits.",
-    ),
-    "pi-ai-codex-account-id": ("Failed to extract accountId from token", "Failed to extract accountId"),
-    "pi-ai-codex-stream-no-stop": ("Codex stream ended without a stop reason", "Codex stream ended"),
-    # the lab gateway's envelopes
-    "gateway-unsupported-image-input": (IMAGE_400, "Image input is not supported by model gw-coder."),
-    "gateway-rate-limited": (
-        "Rate limit reached for gw-coder. Please try again in 1s.",
-        "Rate limit reached for gw-coder.",
-    ),
-    "gateway-server-error": (
-        "The server had an error while processing your request. Sorry about that!",
-        "The server had an error while processing your request.",
-    ),
-    "gateway-model-failed": (
-        "server_error: The model failed to produce a response.",
-        "The model failed to produce a valid response.",
-    ),
-    "gateway-unknown-behaviour": (UNKNOWN_BEHAVIOUR, "Invalid URL (POST /absent-is-strict/v2/responses)"),
-    "gateway-unknown-url": ("Invalid URL (POST /absent-is-strict/v2/responses)", UNKNOWN_BEHAVIOUR),
-    "gateway-invalid-json": (INVALID_JSON, INVALID_BODY),
-    "gateway-invalid-body": (INVALID_BODY, INVALID_JSON),
-    # OpenAI / Codex codes
-    "openai-context-length-exceeded": (
-        "Error Code context_length_exceeded: Your input exceeds the context window of this model. Please adjust your "
-        "input and try again.",
-        "context length exceeded",
-    ),
-    "openai-insufficient-quota": (
-        {
-            "message": "You exceeded your current quota, please check your plan and billing details.",
-            "error_code": "insufficient_quota",
-        },
-        {"message": "You exceeded your current quota, please check your plan and billing details."},
-    ),
-    "codex-usage-not-included": (
-        {"message": "Codex is not included in your plan.", "error_code": "usage_not_included"},
-        {"message": "Codex is not included in your plan.", "error_code": "usage_included"},
-    ),
-    "codex-usage-limit-reached": (
-        {"message": "The usage limit has been reached", "error_code": "usage_limit_reached"},
-        {"message": "The usage limit has been reached", "error_code": "usage_limit"},
-    ),
-    "openai-rate-limit-exceeded": (
-        "Error Code rate_limit_exceeded: Scripted error event.",
-        "Error Code rate_limit: Scripted error event.",
-    ),
-    "openai-server-error": ("server_error: The model failed (scripted).", "internal_server_error: The model failed."),
-    "openai-invalid-prompt": (
-        {
-            "message": "Invalid prompt: your prompt was flagged as potentially violating our usage policy.",
-            "error_code": "invalid_prompt",
-        },
-        {"message": "Invalid prompt: your prompt was flagged as potentially violating our usage policy."},
-    ),
-    "openai-invalid-image": (
-        {"message": "You uploaded an unsupported image.", "error_code": "invalid_image_format"},
-        {"message": "You uploaded an unsupported image.", "error_code": "image_invalid"},
-    ),
-    "dsh-auth-code": (
-        {"message": "simulated provider error (HTTP 401)", "error_code": "AUTH"},
-        {"message": "simulated provider error (HTTP 401)", "error_code": "AUTHZ"},
-    ),
-    # HTTP error forms (pi-ai 1.6.0 formatProviderError, openai SDK in 0.73.1)
-    "http-auth-message": (
-        'gateway API error (401): {"message":"Incorrect API key provided: <redacted>.","type":"invalid_request_error",'
-        '"param":null,"code":"invalid_api_key"}',
-        'gateway API error (402): {"message":"Payment required"}',
-    ),
-    "http-not-found-message": ("404 status code (no body)", "405 Method Not Allowed"),
-    "http-rate-limit-message": ("429 status code (no body)", "428 Precondition Required"),
-    "http-server-error-message": ("502: <html><body>Bad Gateway</body></html>", "502"),
-    "http-client-error-message": (
-        'gateway API error (400): {"message":"Unsupported parameter: \'reasoning\'","type":"invalid_request_error",'
-        '"param":"reasoning","code":"unsupported_parameter"}',
-        "API error (400) bad",
-    ),
-    "pi-ai-error-event": (
-        "Error Code unknown_error: Scripted error event.",
-        "Error code unknown_error: Scripted error event.",
-    ),
-    "pi-ai-codex-error": ("Codex error: Something went wrong upstream", "Codex error"),
-    "pi-ai-codex-response-failed": ("Codex response failed", "Codex response failed: see logs"),
-    "pi-ai-response-failed": (
-        "vector_store_timeout: The vector store timed out.",
-        "Error: invalid justification: expected a non-empty sentence",
-    ),
-    # status alone
-    "http-auth-status": ({"status": 401}, {"status": 402}),
-    "http-not-found-status": ({"status": 404}, {"status": 405}),
-    "http-rate-limit-status": ({"status": 429}, {"status": 428}),
-    "http-server-error-status": ({"status": 503}, {"status": 499}),
-    # the toolkit's own problem texts
-    "toolkit-stream-cut-responses": (CUT_RESPONSES, CUT_CHAT),
-    "toolkit-stream-cut-chat": (CUT_CHAT, CUT_RESPONSES),
-    "toolkit-sse-unfinished-frame": (UNFINISHED_FRAME, BAD_FRAME),
-    "toolkit-sse-bad-frame": (BAD_FRAME, UNFINISHED_FRAME),
-    "toolkit-flow-error": ("mitmproxy recorded an error: Connection killed.", "mitmproxy recorded no error"),
-}
 
 
-def _classify(example, rules=None) -> triage.Finding:
+def _classify(example, rules=None) -> triage.Classification:
     kwargs = dict(example) if isinstance(example, dict) else {"message": example}
     return triage.classify(kwargs.pop("message", None), rules=rules, **kwargs)
 
 
+def _raw_rules() -> list[dict]:
+    return yaml.safe_load(RULES_FILE.read_text(encoding="utf-8"))
+
+
 def _packaged_ids() -> list[str]:
-    return [r["id"] for r in yaml.safe_load(RULES_FILE.read_text(encoding="utf-8"))]
+    return [r["id"] for r in _raw_rules()]
 
 
-# ---- the rule table ----------------------------------------------------------------------------
+# ---- the rule table: each rule's examples and counterexamples sit beside it in the YAML --------
+
+PACKAGED = {r.id: r for r in triage.load_rules()}
+ADD_EXAMPLES = (
+    "add `examples:` (real full texts the rule must catch: a message, or a mapping of message/error_code/status) "
+    "and `counterexamples:` (near misses it must not catch) to the rule in toolkit/knowledge/triage_rules.yaml"
+)
 
 
-def test_every_rule_has_examples_and_no_example_is_stale():
-    ids = _packaged_ids()
-    assert len(ids) == len(set(ids))
-    assert sorted(set(ids) - set(EXAMPLES)) == [], "rules without a positive and a negative example"
-    assert sorted(set(EXAMPLES) - set(ids)) == [], "examples for rules that no longer exist"
+def _missing_examples(raw: list[dict]) -> str | None:
+    """What is missing from the rule table, said so that the reader knows what to add (None: nothing)."""
+    missing = [f"{r['id']}: no {key}" for r in raw for key in triage.EXAMPLE_KEYS if not r.get(key)]
+    return f"{', '.join(missing)}; {ADD_EXAMPLES}" if missing else None
 
 
-@pytest.mark.parametrize("rule_id", sorted(EXAMPLES))
-def test_rule_catches_its_message(rule_id):
-    positive, _ = EXAMPLES[rule_id]
-    finding = _classify(positive)
-    assert finding.rule_id == rule_id, f"{positive!r} went to {finding.rule_id}"
-    assert finding.layer in triage.LAYERS
-    assert finding.explanation and finding.fix and finding.source
+def test_every_rule_has_examples_and_counterexamples():
+    problem = _missing_examples(_raw_rules())
+    assert problem is None, problem
 
 
-@pytest.mark.parametrize("rule_id", sorted(EXAMPLES))
-def test_rule_refuses_its_near_miss(rule_id):
-    _, negative = EXAMPLES[rule_id]
-    assert _classify(negative).rule_id != rule_id
+def test_a_rule_without_examples_is_reported_with_what_to_add():
+    raw = _raw_rules()
+    raw[0] = {k: v for k, v in raw[0].items() if k != "examples"}
+    problem = _missing_examples(raw)
+    assert problem == f"dsh-settings-providers-array: no examples; {ADD_EXAMPLES}"
+
+
+@pytest.mark.parametrize("rule_id", sorted(PACKAGED))
+def test_rule_catches_its_examples(rule_id):
+    rule = PACKAGED[rule_id]
+    assert rule.examples, ADD_EXAMPLES
+    for example in rule.examples:
+        finding = _classify(example)
+        assert finding.rule_id == rule_id, f"{example!r} went to {finding.rule_id}"
+        assert finding.layer in triage.ERROR_LAYERS
+        assert finding.explanation and finding.fix and finding.source
+
+
+@pytest.mark.parametrize("rule_id", sorted(PACKAGED))
+def test_rule_refuses_its_counterexamples(rule_id):
+    rule = PACKAGED[rule_id]
+    assert rule.counterexamples, ADD_EXAMPLES
+    for example in rule.counterexamples:
+        assert _classify(example).rule_id != rule_id, example
+
+
+def test_knowledge_texts_are_caught_by_their_rules():
+    # examples in the YAML are literal texts; these come from the formatters the layers call
+    for text, rule_id in [
+        (dsh.removed_provider("gw"), "dsh-settings-removed-provider"),
+        (dsh.needs_base_url("gw", "gw-coder"), "dsh-settings-needs-base-url"),
+        (dsh.missing_credential("gw", "GW_API_KEY"), "dsh-missing-credential"),
+        ("Error: " + img.read_image_refusal("screenshot.png", "gw-coder"), "dsh-read-image-undeclared"),
+        (img.acp_refusal("gw-coder"), "dsh-acp-image-undeclared"),
+        (img.web_refusal("gw-coder"), "dsh-web-image-unsupported"),
+        (img.adapter_refusal("gw-coder"), "dsh-pi-ai-adapter-image"),
+        (pi_ai_tools.require_unmet("bash", "strict tools are unsupported"), "pi-ai-require-strict-unsupported"),
+    ]:
+        assert triage.classify(text).rule_id == rule_id, text
+
+
+def test_examples_are_validated_when_rules_load():
+    with pytest.raises(triage.RuleError, match=r"'examples' must be a list"):
+        triage.load_rules([_user_rule(examples="bash is disabled by policy in this session")])
+    with pytest.raises(triage.RuleError, match=r"may only have the keys message, error_code, status"):
+        triage.load_rules([_user_rule(counterexamples=[{"body": "x"}])])
+    rules = triage.load_rules([_user_rule(examples=["bash is disabled by policy in this session"])])
+    assert rules[0].examples == ("bash is disabled by policy in this session",)
 
 
 def test_rules_are_ordered_specific_before_general():
@@ -406,7 +123,7 @@ def test_rules_are_ordered_specific_before_general():
 def test_packaged_rules_load_through_package_data():
     rules = triage.load_rules()
     assert [r.id for r in rules] == _packaged_ids()
-    assert {r.layer for r in rules} == set(triage.LAYERS)
+    assert {r.layer for r in rules} == set(triage.ERROR_LAYERS)
 
 
 def test_template_rules_reuse_the_knowledge_texts():
@@ -588,7 +305,8 @@ def test_errors_frame_columns_and_dtypes():
         "explanation",
         "fix",
     ]
-    assert list(err["layer"].cat.categories) == [*triage.LAYERS, "unknown"]
+    assert list(err["layer"].cat.categories) == [*triage.ERROR_LAYERS, "unknown"]
+    assert triage.ERRORS.mismatches(err) == []
     assert list(err["kind"].cat.categories) == ["http", "stream", "tool-result", "tool-output", "problem"]
     assert str(err["status"].dtype) == "Int64" and str(err["message"].dtype) == "string"
 
@@ -657,6 +375,7 @@ def test_errors_busy_day_every_error_classified():
 def test_errors_on_a_clean_capture_is_empty():
     _, err = _errors("after-fix/capture.har")
     assert err.empty and list(err.columns)[-1] == "fix"
+    assert triage.ERRORS.mismatches(err) == []  # the declared dtypes, not all-object columns
 
 
 def test_errors_lists_problems_not_already_represented():

@@ -15,6 +15,7 @@ from traitlets import TraitError
 import toolkit
 from toolkit.analysis.triage import errors
 from toolkit.analysis.whatif import POLICIES
+from toolkit.knowledge.dsh_tools import BASH_DESCRIPTION
 from toolkit.present import widgets as w
 
 DATA = REPO / "data"
@@ -122,7 +123,7 @@ def test_variant_view_pi_ai_0_73_1_and_refusal():
 def test_variant_view_tools_and_bad_choices():
     assert (
         w.variant_view("pwsh", api="openai-responses", compat="unset", gateway="pass-through")["description"]
-        == w.BASH_DESCRIPTION
+        == BASH_DESCRIPTION
     )
     write = w.variant_view("write", api="openai-responses", compat="unset", gateway="forces strict")
     assert write["tool"] == "write" and set(ESCALATION) <= set(write["required"])
@@ -526,7 +527,8 @@ def test_whatif_table_modes(session, har):
     recorded = w.whatif_table(session, mode="danger-full-access", dsh="0.1.1-rc.2", policies=None)
     assert recorded.equals(w.whatif_table(session, mode=None, dsh="0.1.1-rc.2", policies=None))
     ro = w.whatif_table(session, mode="read-only", dsh="0.1.1-rc.2", policies=None)
-    assert set(ro["effective_mode"]) == {"read-only"} and ro["mode_source"].str.contains("what-if").all()
+    assert set(ro["mode"]) == {"read-only"} and ro["mode_source"].str.contains("what-if").all()
+    assert ro["granted_mode"].isna().all()  # the approval policy is never: nothing granted
     unknown = w.whatif_table(har, mode=None, dsh="0.1.1-rc.2", policies=None)
     assert unknown["note"].str.contains("mode").all() and unknown["prune-schema"].isna().all()
     given = w.whatif_table(har, mode="danger-full-access", dsh="0.1.1-rc.2", policies=None)
@@ -575,3 +577,16 @@ def test_whatif_explorer_is_deterministic_escaped_and_remembered(session):
     first = w.WhatIfExplorer(session)
     first.dsh.value = "0.1.7-rc.2"
     assert w.WhatIfExplorer(session).value == first.value
+
+
+def test_the_three_widgets_share_one_selection_memory():
+    """The selection memory is written once (widgets.base), not once per widget."""
+    import inspect
+
+    from toolkit.present.widgets import base, capture_explorer, strict_variants, whatif_explorer
+
+    for cls in (w.StrictVariantComparer, w.CaptureExplorer, w.WhatIfExplorer):
+        assert issubclass(cls, base.RememberedWidget)
+    for module in (capture_explorer, strict_variants, whatif_explorer):
+        source = inspect.getsource(module)
+        assert "_MEMORY" not in source and "def _ipython_display_" not in source, module.__name__

@@ -313,7 +313,7 @@ def test_history_with_images_calls_and_outputs():
 
 
 def test_pi_ai_placeholders_set_image_dropped():
-    # observed with input:["text"] on openai-responses (pi-ai.md §7)
+    # observed with input:["text"] on openai-responses (docs/upstream.md, "pi-ai-images")
     body = {
         "input": [
             {

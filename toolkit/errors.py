@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from os import PathLike
 
+__all__ = ["CaptureError", "InputError"]
+
 
 class InputError(ValueError):
     """Input the toolkit was given cannot be used: a file, a settings text, a rule, an argument.

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-// Checks the generated fixtures (tests/fixtures/pi_ai) against /work/shared/reference/pi-ai.md.
+// Checks the generated fixtures (tests/fixtures/pi_ai) against docs/upstream.md (its pi-ai sections).
 //
 //   node lab/pi-ai-fixtures/check.mjs [--dir tests/fixtures/pi_ai]
 //
-// Every expectation below is written from pi-ai.md (section numbers in the labels), never from the library.
+// Every expectation below is written from the document, never from the library. The § numbers in the labels
+// name the section checked: §2 = docs/upstream.md#pi-ai-tool-conversion, §3 = #pi-ai-strict-transform,
+// §4 = #pi-ai-constrained-sampling, §5 = #pi-ai-observed-strict, §10 = #pi-ai-0-73-1.
 // A FAIL line is a place where the real library (as recorded in the fixtures) differs from the document;
 // the library wins. NOTE lines are library behaviour the document does not state. Exit 1 on any FAIL.
 // Also: the DSH bash schema in corpus.json must equal lab/scenarios.py (checked via the lab venv when present),

@@ -15,7 +15,10 @@ from pathlib import Path
 import pandas as pd
 
 from toolkit.analysis import hops
+from toolkit.analysis.verify import LAYERS
 from toolkit.capture import Capture, load_captures
+from toolkit.capture.frames import declare, fixed
+from toolkit.knowledge.dsh_runtime import ERROR_PREFIX
 from toolkit.layers.config import Settings, load_settings
 
 QUESTIONS = (
@@ -27,7 +30,21 @@ QUESTIONS = (
     "who owns the real permission state",
     "who filled the value",
 )
-COLUMNS = ["field", "question", "answer", "actor", "layer", "settled", "evidence"]
+#: Who an answer names (NA: unknown).
+ACTORS = ("pi-ai", "DSH", "DSH session", "proxy", "gateway", "settings", "model")
+TABLE = declare(
+    "provenance.table",
+    {
+        "field": "string",  # tool.field, or model.input
+        "question": fixed(*QUESTIONS),
+        "answer": "string",
+        "actor": fixed(*ACTORS),
+        "layer": fixed(*LAYERS),
+        "settled": "boolean",
+        "evidence": "string",  # "; "-separated places: file, entry or line, JSON or YAML path
+    },
+)
+COLUMNS = list(TABLE.columns)
 ESCALATION = ("sandbox_permissions", "justification")
 
 
@@ -53,10 +70,7 @@ def table(settings=None, captures=(), sessions=()) -> pd.DataFrame:
             rows += _field_rows(ev, tool, fieldname)
     for model in _models(ev):
         rows += _image_rows(ev, model)
-    out = pd.DataFrame(rows, columns=COLUMNS)
-    out["question"] = out["question"].astype(pd.CategoricalDtype(list(QUESTIONS)))
-    out["settled"] = out["settled"].astype("boolean")
-    return out
+    return TABLE.from_records(rows)
 
 
 def _settings(s):
@@ -202,7 +216,7 @@ def _changed_row(ev: _Evidence, tool: str, f: str) -> dict:
         a, b = ev.hops[i], ev.hops[i + 1]
         what = ", ".join(sorted(set(d["kind"])))
         evidence = [
-            f"{_where(a, r.a_exchange)} → {_where(b, r.b_exchange)} {r.path}: {r.before} → {r.after}"
+            f"{_link_where(a, b, r.links)} {r.path}: {r.before} → {r.after}"
             for r in d.drop_duplicates("path").head(4).itertuples()
         ]
         return _row(
@@ -236,6 +250,18 @@ def _changed_row(ev: _Evidence, tool: str, f: str) -> dict:
             "a capture behind the proxy or gateway (loaded with keep_bodies) would settle it",
         ],
     )
+
+
+def _link_where(a: Capture, b: Capture, links: tuple) -> str:
+    """The requests a change was seen in: every attempt of a retried request, every collapsed one."""
+    xa = list(dict.fromkeys(x for x, _ in links))
+    xb = list(dict.fromkeys(x for _, x in links))
+    where = f"{', '.join(_where(a, x) for x in xa)} → {', '.join(_where(b, x) for x in xb)}"
+    if len(xb) > 1:
+        where += f" ({len(xb)} upstream attempts)"
+    if len(xa) > 1:
+        where += f" ({len(xa)} client requests, one upstream request)"
+    return where
 
 
 def _src(cap: Capture) -> str:
@@ -391,7 +417,8 @@ def _validated_row(ev: _Evidence, tool: str, f: str) -> dict:
             )
     for cap in ev.hops:
         out = cap.inputs[
-            (cap.inputs["item_type"] == "function_call_output") & cap.inputs["text"].str.startswith("Error: ", na=False)
+            (cap.inputs["item_type"] == "function_call_output")
+            & cap.inputs["text"].str.startswith(ERROR_PREFIX, na=False)
         ]
         calls = set(cap.calls.loc[cap.calls["name"] == tool, "call_id"])
         out = out[out["call_id"].isin(calls)]
@@ -537,4 +564,4 @@ def _image_rows(ev: _Evidence, model: str) -> list[dict]:
     return rows
 
 
-__all__ = ["COLUMNS", "QUESTIONS", "table"]
+__all__ = ["ACTORS", "COLUMNS", "QUESTIONS", "TABLE", "table"]

@@ -23,37 +23,43 @@ from typing import Any
 
 import yaml
 
+from toolkit.capture.frames import CAT, declare, fixed
 from toolkit.errors import InputError
+from toolkit.knowledge.dsh_runtime import ERROR_PREFIX
 
-LAYERS = ("config-capability", "serialization-protocol", "runtime-policy", "transport-gateway")
+# the layer an error belongs to (not verify.LAYERS, the four layers of the verdict)
+ERROR_LAYERS = ("config-capability", "serialization-protocol", "runtime-policy", "transport-gateway")
 UNKNOWN = "unknown"
 FIELDS = ("message", "error_code", "status")
 KINDS = ("http", "stream", "tool-result", "tool-output", "problem")  # tool-output: an error sent back to the model
 RULES_RESOURCE = "triage_rules.yaml"
-DSH_ERROR_PREFIX = "Error: "  # DSH hands a thrown error to the model as `Error: <message>` (dsh.md §5)
 
 _REQUIRED = ("id", "layer", "explain", "fix", "source")
-_OPTIONAL = ("match", "template", "args", "until", "fields")
+_OPTIONAL = ("match", "template", "args", "until", "fields", "examples", "counterexamples")
+EXAMPLE_KEYS = ("examples", "counterexamples")  # real texts a rule must catch, and near misses it must not
 _KNOWLEDGE = "toolkit.knowledge"
 
 # problems-frame kinds that are errors of the traffic itself, not of reading the file
 ERROR_PROBLEM_KINDS = ("stream-cut", "sse-frame", "flow-error", "gateway-failure", "retried")
 _ERROR_TERMINALS = ("http-error", "failed", "cut")
 
-ERRORS_COLUMNS: dict[str, object] = {
-    "source": "category",
-    "exchange_id": "string",
-    "location": "string",
-    "call_id": "string",
-    "kind": ("categorical", KINDS),
-    "status": "Int64",
-    "error_code": "string",
-    "message": "string",
-    "layer": ("categorical", LAYERS + (UNKNOWN,)),
-    "rule_id": "string",
-    "explanation": "string",
-    "fix": "string",
-}
+ERRORS = declare(
+    "triage.errors",
+    {
+        "source": CAT,
+        "exchange_id": "string",
+        "location": "string",
+        "call_id": "string",
+        "kind": fixed(*KINDS),
+        "status": "Int64",
+        "error_code": "string",
+        "message": "string",
+        "layer": fixed(*ERROR_LAYERS, UNKNOWN),
+        "rule_id": "string",
+        "explanation": "string",
+        "fix": "string",
+    },
+)
 
 
 class RuleError(InputError):
@@ -70,13 +76,15 @@ class Rule:
     fix: str
     source: str
     origin: str = "packaged"  # "packaged", or where a user rule came from
+    examples: tuple = ()  # each a message, or classify()'s keyword arguments as a mapping
+    counterexamples: tuple = ()
 
     def matches(self, values: Mapping[str, str | None]) -> bool:
         return any(values.get(f) is not None and self.pattern.search(values[f]) for f in self.fields)
 
 
 @dataclass(frozen=True)
-class Finding:
+class Classification:
     """What ``classify`` says about one message. ``message`` is the text as given (prefix kept)."""
 
     rule_id: str
@@ -175,8 +183,8 @@ def _compile(item: Any, index: int, origin: str) -> Rule:
     for key in _REQUIRED:
         if not isinstance(item[key], str) or not item[key].strip():
             raise bad(f"{key!r} must be a non-empty string")
-    if item["layer"] not in LAYERS:
-        raise bad(f"unknown layer {item['layer']!r}; choose one of {', '.join(LAYERS)}")
+    if item["layer"] not in ERROR_LAYERS:
+        raise bad(f"unknown layer {item['layer']!r}; choose one of {', '.join(ERROR_LAYERS)}")
     if ("match" in item) == ("template" in item):
         raise bad("needs exactly one of 'match' (a regex) or 'template' (a message in toolkit.knowledge)")
     if "match" in item and ("args" in item or "until" in item):
@@ -200,6 +208,7 @@ def _compile(item: Any, index: int, origin: str) -> Rule:
         pattern = re.compile(regex)
     except re.error as exc:
         raise bad(f"bad regex at position {exc.pos}: {exc.msg} (in {regex!r})") from None
+    examples = {key: _examples(item.get(key), key, bad) for key in EXAMPLE_KEYS}
     return Rule(
         item["id"],
         item["layer"],
@@ -209,7 +218,25 @@ def _compile(item: Any, index: int, origin: str) -> Rule:
         item["fix"].strip(),
         item["source"].strip(),
         origin,
+        examples["examples"],
+        examples["counterexamples"],
     )
+
+
+def _examples(value: Any, key: str, bad) -> tuple:
+    """A rule's ``examples`` or ``counterexamples``: a list of messages or of classify() keyword mappings."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise bad(f"{key!r} must be a list of messages or of mappings with {', '.join(FIELDS)}")
+    for example in value:
+        if isinstance(example, Mapping):
+            wrong = sorted(set(example) - set(FIELDS))
+            if wrong or not example:
+                raise bad(f"an entry of {key!r} may only have the keys {', '.join(FIELDS)}, not {wrong or 'none'}")
+        elif not isinstance(example, str):
+            raise bad(f"an entry of {key!r} must be a message string or a mapping, not {type(example).__name__}")
+    return tuple(dict(e) if isinstance(e, Mapping) else e for e in value)
 
 
 def _template_regex(item: Mapping, bad) -> str:
@@ -267,21 +294,23 @@ def _template_regex(item: Mapping, bad) -> str:
 # ---- classifying --------------------------------------------------------------------------------
 
 
-def classify(message: str | None, *, rules: list[Rule] | None = None, error_code=None, status=None) -> Finding:
+def classify(message: str | None, *, rules: list[Rule] | None = None, error_code=None, status=None) -> Classification:
     """Triage one error: the first rule that matches gives the layer, explanation and fix.
 
     A leading ``Error: `` (DSH's tool-result prefix) is ignored for matching but kept in
-    ``Finding.message``. Nothing matches → layer and rule_id ``unknown``.
+    ``Classification.message``. Nothing matches → layer and rule_id ``unknown``.
     """
     rules = load_rules() if rules is None else rules
     text = None if _missing(message) else str(message)
-    body = text[len(DSH_ERROR_PREFIX) :] if text and text.startswith(DSH_ERROR_PREFIX) else text
+    body = text.removeprefix(ERROR_PREFIX) if text else text
     code = None if _missing(error_code) else str(error_code)
     values = {"message": body, "error_code": code, "status": None if _missing(status) else _status_text(status)}
     for rule in rules:
         if rule.matches(values):
-            return Finding(rule.id, rule.layer, rule.explain, rule.fix, text, rule.source)
-    return Finding(UNKNOWN, UNKNOWN, "no triage rule matches this error; the layer is not guessed", None, text, None)
+            return Classification(rule.id, rule.layer, rule.explain, rule.fix, text, rule.source)
+    return Classification(
+        UNKNOWN, UNKNOWN, "no triage rule matches this error; the layer is not guessed", None, text, None
+    )
 
 
 def _status_text(status) -> str:
@@ -309,13 +338,11 @@ def errors(capture, *, rules: list[Rule] | None = None):
     """One row per error in ``capture``, triaged: failed exchanges (HTTP errors, failed and cut
     streams), DSH tool results with ``is_error``, DSH refusals sent back to the model in a later request
     (``tool-output``, once per call), and error problems not already counted."""
-    import pandas as pd
-
     rules = load_rules() if rules is None else rules
     rows: list[dict] = []
     ex = capture.exchanges
     probs = capture.problems
-    cut_text = {}
+    cut_text: dict[str, str] = {}
     for p in probs[probs["kind"] == "stream-cut"].itertuples(index=False):
         if not _missing(p.exchange_id):
             cut_text.setdefault(p.exchange_id, p.message)
@@ -372,7 +399,7 @@ def errors(capture, *, rules: list[Rule] | None = None):
     seen_calls = set(results["call_id"].dropna())
     outputs = capture.inputs[
         (capture.inputs["item_type"] == "function_call_output")
-        & capture.inputs["text"].str.startswith("Error: ", na=False)
+        & capture.inputs["text"].str.startswith(ERROR_PREFIX, na=False)
     ]
     for r in outputs.itertuples(index=False):
         if _missing(r.call_id) or r.call_id in seen_calls:
@@ -401,25 +428,16 @@ def errors(capture, *, rules: list[Rule] | None = None):
         else:
             add(p.source, p.exchange_id, p.location, None, "problem", None, None, p.message)
 
-    return _frame(pd, rows)
-
-
-def _frame(pd, rows: list[dict]):
-    data = {}
-    for col, dtype in ERRORS_COLUMNS.items():
-        values = [row[col] for row in rows]
-        if isinstance(dtype, tuple):
-            data[col] = pd.Categorical(values, categories=list(dtype[1]))
-        else:
-            data[col] = pd.Series(values, dtype=object).astype(dtype)
-    return pd.DataFrame(data, columns=list(ERRORS_COLUMNS))
+    return ERRORS.from_records(rows)
 
 
 __all__ = [
+    "ERRORS",
+    "ERROR_LAYERS",
     "ERROR_PROBLEM_KINDS",
-    "LAYERS",
+    "EXAMPLE_KEYS",
     "UNKNOWN",
-    "Finding",
+    "Classification",
     "Rule",
     "RuleError",
     "classify",

@@ -3,6 +3,11 @@
 Each layer gives ``pass``, ``warn``, ``fail`` or ``no evidence``, a one-line summary, the evidence it
 rests on (counts, DSH's exact messages, an example call) and the fix. The layers themselves are in
 ``config``, ``serialization``, ``capability`` and ``execution``; this module only puts them side by side.
+It returns data only: ``toolkit.present.report`` renders it (text, Markdown, JSON, HTML).
+
+Where DSH words one cause differently at each entry point (an image sent to a model that does not
+declare image input), a layer carries every one of those texts with its entry point
+(``LayerResult.dsh_messages``), so a user can search the report for the message they saw.
 """
 
 from __future__ import annotations
@@ -12,13 +17,36 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from toolkit.capture import Capture
+from toolkit.capture.frames import CAT, declare, fixed
 from toolkit.knowledge.dsh_tools import SCHEMAS
 from toolkit.layers import capability, execution
-from toolkit.layers.config import Settings
+from toolkit.layers.config import FINDINGS, Settings
+
+__all__ = [
+    "CAPABILITY_FAILURES",
+    "FILLED_CALLS",
+    "LAYERS",
+    "TABLE",
+    "VERDICTS",
+    "LayerResult",
+    "Verification",
+    "verify",
+]
 
 LAYERS = ("config", "serialization", "capability", "execution")
 VERDICTS = ("pass", "warn", "fail", "no evidence")
 CAPABILITY_FAILURES = ("undeclared-refused-locally", "declared-but-refused-downstream", "config-does-not-match-capture")
+
+#: ``Verification.table``: one row per layer.
+TABLE = declare(
+    "verify.table",
+    {"layer": fixed(*LAYERS), "verdict": fixed(*VERDICTS), "summary": "string", "evidence": "string", "fix": "string"},
+)
+#: ``Verification.filled_calls``: calls that sent every optional property of the advertised schema.
+FILLED_CALLS = declare(
+    "verify.filled_calls",
+    {"exchange_id": "string", "call_id": "string", "tool": "string", "strict_state": CAT, "arguments": object},
+)
 
 
 @dataclass
@@ -28,12 +56,14 @@ class LayerResult:
     summary: str
     evidence: list[str] = field(default_factory=list)
     fix: list[str] = field(default_factory=list)
+    #: (entry point, DSH's exact text) for the evidence's cause, each once, in the order found
+    dsh_messages: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass
 class Verification:
     results: list[LayerResult]
-    findings: pd.DataFrame  # the settings findings
+    findings: pd.DataFrame  # the settings findings: the ``config.findings`` frame (empty without settings)
     capability: pd.DataFrame  # capability.check rows
     replay: pd.DataFrame  # execution.replay rows
     filled_calls: pd.DataFrame  # calls that sent every optional property (the mark of a strict reading)
@@ -42,7 +72,7 @@ class Verification:
 
     @property
     def table(self) -> pd.DataFrame:
-        return pd.DataFrame(
+        return TABLE.from_records(
             [
                 {
                     "layer": r.layer,
@@ -62,26 +92,6 @@ class Verification:
     def __repr__(self) -> str:
         return "\n".join(f"{r.layer:13} {r.verdict:11} {r.summary}" for r in self.results)
 
-    def _repr_html_(self) -> str:
-        """One block per layer: the verdict, the summary, the evidence and the fix, as lists."""
-        from html import escape
-
-        colour = {"pass": "#1a7f37", "warn": "#9a6700", "fail": "#cf222e", "no evidence": "#57606a"}
-        out = [
-            '<table class="agent-contract-verdict"><thead><tr><th>layer</th><th>verdict</th>'
-            "<th>what the evidence says</th><th>fix</th></tr></thead><tbody>"
-        ]
-        for r in self.results:
-            items = "".join(f"<li>{escape(e)}</li>" for e in r.evidence)
-            fixes = "".join(f"<li>{escape(f)}</li>" for f in r.fix)
-            out.append(
-                f'<tr><td>{r.layer}</td><td style="color:{colour[r.verdict]};font-weight:bold">{r.verdict}</td>'
-                f'<td style="text-align:left"><b>{escape(r.summary)}</b><ul>{items}</ul></td>'
-                f'<td style="text-align:left"><ul>{fixes}</ul></td></tr>'
-            )
-        out.append("</tbody></table>")
-        return "".join(out)
-
 
 def verify(
     settings: Settings | None, capture: Capture | None, *, mode: str | None = None, dsh: str = execution.DEFAULT_DSH
@@ -92,11 +102,7 @@ def verify(
     if mode is None and settings is not None and settings.default_preset.get("sandbox_mode"):
         mode = settings.default_preset["sandbox_mode"]  # the mode a session starts in
         mode_source = f"settings: {settings.default_preset.get('source')}"
-    findings = (
-        settings.findings
-        if settings is not None
-        else pd.DataFrame(columns=["severity", "layer", "message", "fix", "dsh_message"])
-    )
+    findings = settings.findings if settings is not None else FINDINGS.empty()
     caps = capability.check(settings, capture)
     replayed = execution.replay(capture, mode=mode, dsh=dsh, settings=settings)
     filled = _filled_calls(capture)
@@ -106,7 +112,21 @@ def verify(
         _capability(findings, caps),
         _execution(replayed, capture, mode, dsh),
     ]
+    for r in results:
+        failing = caps[caps["verdict"].astype(str).isin(CAPABILITY_FAILURES)] if r.layer == "capability" else None
+        r.dsh_messages = _dsh_messages(findings[findings["layer"] == r.layer], failing)
     return Verification(results, findings, caps, replayed, filled, mode, mode_source)
+
+
+def _dsh_messages(*frames: pd.DataFrame | None) -> list[tuple[str, str]]:
+    """Every (entry point, text) in the frames' ``dsh_messages`` columns, each once, in order."""
+    out: list[tuple[str, str]] = []
+    for frame in frames:
+        if frame is None or not len(frame):
+            continue
+        for messages in frame["dsh_messages"]:
+            out += [(str(entry), str(text)) for entry, text in messages or () if (entry, text) not in out]
+    return out
 
 
 def _empty_capture() -> Capture:
@@ -163,7 +183,7 @@ def _filled_calls(capture: Capture) -> pd.DataFrame:
                     "arguments": call.arguments,
                 }
             )
-    return pd.DataFrame(rows, columns=["exchange_id", "call_id", "tool", "strict_state", "arguments"])
+    return FILLED_CALLS.from_records(rows)
 
 
 def _serialization(findings, capture: Capture, filled: pd.DataFrame) -> LayerResult:
@@ -227,8 +247,12 @@ def _execution(replayed: pd.DataFrame, capture: Capture, mode, dsh) -> LayerResu
         return LayerResult("execution", "no evidence", "no tool call could be judged" + note)
     failed = judged[~judged["ok"].astype(bool)]
     disagree = judged[judged["agrees"].eq(False).fillna(False)]
-    modes = ", ".join(sorted(set(judged["effective_mode"].dropna().astype(str))))
+    modes = ", ".join(sorted(set(judged["mode"].dropna().astype(str))))  # the modes the calls ran under
     evidence = [f"{len(judged)} calls judged under DSH {dsh} in {modes}; {len(failed)} refused"]
+    granted = judged["granted_mode"].dropna().astype(str)
+    if len(granted):
+        what = "escalation" if len(granted) == 1 else "escalations"
+        evidence.append(f"{len(granted)} approved {what} granted {', '.join(sorted(set(granted)))}")
     for msg, n in failed["message"].value_counts().items():
         evidence.append(f"×{n}: {msg}")
     if len(disagree):
@@ -240,7 +264,7 @@ def _execution(replayed: pd.DataFrame, capture: Capture, mode, dsh) -> LayerResu
     fixes = []
     try:
         wi = whatif(capture, mode=mode, dsh=dsh)
-        for policy, group in wi.groupby("policy", sort=False):
+        for policy, group in wi.groupby("policy", sort=False, observed=True):
             avoided = int((group["outcome"] == "avoided").sum())
             fixes.append(f"{policy}: avoids {avoided} of {len(failed)} refusals")
     except Exception as exc:  # the verdict stands without the what-ifs

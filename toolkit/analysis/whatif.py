@@ -1,5 +1,9 @@
 """What-if policies for layer 4: replay the captured calls under a changed policy and show, call by
-call, which failures the change would have avoided and which it would not."""
+call, which failures the change would have avoided and which it would not.
+
+Each policy judges a call in the mode the call ran under (``mode``), never in the mode an approved
+escalation granted it (``granted_mode``): the grant is the outcome of the escalation, not its premise.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +12,13 @@ import copy
 import pandas as pd
 
 from toolkit.capture import Capture
+from toolkit.capture.frames import declare, fixed
 from toolkit.knowledge import dsh_runtime as rt
 from toolkit.knowledge.dsh_tools import schema_for
-from toolkit.layers.execution import DEFAULT_DSH, check_call, replay
+from toolkit.layers.execution import DEFAULT_DSH, IMAGE_GATE, STAGES, advertised_schema, check_call, replay
 from toolkit.layers.serialization import variants
+
+__all__ = ["COLUMNS", "ESCALATION_FIELDS", "OUTCOMES", "POLICIES", "WHATIF", "prune_schema", "whatif"]
 
 ESCALATION_FIELDS = ("sandbox_permissions", "justification")
 
@@ -43,13 +50,13 @@ def _same_mode(tool, args, mode, dsh, schema):
     return (
         args,
         schema,
-        "0.1.6-alpha.2",
-        "DSH 0.1.6-alpha.2: a request for the current mode is accepted without approval",
+        rt.SAME_MODE_ACCEPTED_FROM,
+        f"DSH {rt.SAME_MODE_ACCEPTED_FROM}: a request for the current mode is accepted without approval",
     )
 
 
 def _strip(tool, args, mode, dsh, schema):
-    """The community plugins' ``tools/pre-execute`` hook (dsh.md §10, zzstar101/dsh-sandbox-noop-escalation)."""
+    """The community plugins' ``tools/pre-execute`` hook (zzstar101/dsh-sandbox-noop-escalation)."""
     perm = args.get("sandbox_permissions")
     strip = False
     if "sandbox_permissions" in args and perm in (None, "", "use_default"):
@@ -87,7 +94,26 @@ POLICIES = {
     "strip-non-widening": _strip,
     "explicit-strict-false": _strict_false,
 }
-COLUMNS = ["call_id", "tool", "effective_mode", "baseline", "baseline_stage", "policy", "outcome", "message", "how"]
+OUTCOMES = ("avoided", "still fails", "newly fails", "no failure")
+
+#: ``whatif``: one row per modelled call and policy. ``mode`` is the session's mode the call ran under
+#: (the policy is judged in it), ``granted_mode`` what DSH's approval granted the baseline call.
+WHATIF = declare(
+    "whatif",
+    {
+        "call_id": "string",
+        "tool": "string",
+        "mode": "string",
+        "granted_mode": "string",
+        "baseline": "string",
+        "baseline_stage": fixed(*STAGES, IMAGE_GATE),
+        "policy": fixed(*POLICIES),
+        "outcome": fixed(*OUTCOMES),
+        "message": "string",
+        "how": "string",
+    },
+)
+COLUMNS = list(WHATIF.columns)
 
 
 def whatif(capture: Capture, *, mode: str | None = None, dsh: str = DEFAULT_DSH, policies=None) -> pd.DataFrame:
@@ -97,9 +123,9 @@ def whatif(capture: Capture, *, mode: str | None = None, dsh: str = DEFAULT_DSH,
     for call in base[base["ok"].notna()].itertuples(index=False):
         schema = _schema(capture, call)
         for name in policies or POLICIES:
-            args, schema2, dsh2, how = POLICIES[name](call.tool, call.arguments, call.effective_mode, dsh, schema)
+            args, schema2, dsh2, how = POLICIES[name](call.tool, call.arguments, call.mode, dsh, schema)
             approval = call.approval if isinstance(call.approval, str) else "allowed-once"
-            v = check_call(call.tool, args, mode=call.effective_mode, dsh=dsh2, approval=approval, schema=schema2)
+            v = check_call(call.tool, args, mode=call.mode, dsh=dsh2, approval=approval, schema=schema2)
             outcome = (
                 "avoided"
                 if not call.ok and v.ok
@@ -113,8 +139,9 @@ def whatif(capture: Capture, *, mode: str | None = None, dsh: str = DEFAULT_DSH,
                 {
                     "call_id": call.call_id,
                     "tool": call.tool,
-                    "effective_mode": call.effective_mode,
-                    "baseline": call.message or "runs",
+                    "mode": call.mode,
+                    "granted_mode": call.granted_mode,
+                    "baseline": call.message if isinstance(call.message, str) else "runs",
                     "baseline_stage": call.stage,
                     "policy": name,
                     "outcome": outcome,
@@ -122,12 +149,8 @@ def whatif(capture: Capture, *, mode: str | None = None, dsh: str = DEFAULT_DSH,
                     "how": how,
                 }
             )
-    df = pd.DataFrame(rows, columns=COLUMNS)
-    df["outcome"] = df["outcome"].astype(pd.CategoricalDtype(["avoided", "still fails", "newly fails", "no failure"]))
-    return df
+    return WHATIF.from_records(rows)
 
 
 def _schema(capture: Capture, call) -> dict:
-    from toolkit.layers.execution import _advertised
-
-    return _advertised(capture, call.exchange_id, call.tool) or schema_for(call.tool)
+    return advertised_schema(capture, call.exchange_id, call.tool) or schema_for(call.tool)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from toolkit.wire.records import APIS, STRICT_STATES, TERMINALS
+from toolkit.wire.records import STRICT_STATES, TERMINALS, WIRE_APIS
 
 UTC_TIME = "datetime64[us, UTC]"
 CAT = "category"  # a categorical whose categories are whatever the data holds
@@ -119,7 +119,7 @@ SCHEMAS: dict[str, dict[str, object]] = {
         "host": CAT,
         "path": "string",
         "endpoint": CAT,  # host and path without the API suffix (a DSH session: its provider route)
-        "api": fixed(*APIS),
+        "api": fixed(*WIRE_APIS),
         "provider": CAT,
         "model": CAT,
         "stream": "boolean",

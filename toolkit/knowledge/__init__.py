@@ -3,3 +3,5 @@
 Pure data and tiny formatters; no I/O. Layers import from here instead of restating a default, a
 rule or a message.
 """
+
+__all__: list[str] = []

@@ -1,4 +1,4 @@
-"""DSH's runtime validation of tool calls: the mode ladder and the exact texts (dsh.md §5, §6, §8).
+"""DSH's runtime validation of tool calls: the mode ladder, the releases it changed in, and the exact texts.
 
 Read at ``deepseek-ai/deepseek-harness`` b150a551 (``dsh-v0.1.1-rc.2``):
 ``packages/core/tools/src/{schema,json-schema}.ts`` (stage 1: ``ToolArgsError``, ``checkValue``),
@@ -8,11 +8,61 @@ Read at ``deepseek-ai/deepseek-harness`` b150a551 (``dsh-v0.1.1-rc.2``):
 ``packages/core/tools/src/index.ts`` (``toolErrorResult``). The same-mode change is commit 61c548e200
 (first in ``dsh-v0.1.6-alpha.2``); the longer rejection text was read at 0.1.7-rc.2
 (``zsagi1368/deepseek-harness-zDSH``), and from which release it applies is not confirmed.
+The stage-1, stage-2 and stage-4 texts and the ``Error: `` prefix are the same in the published npm packages
+``@deepseek-ai/dsh-tools``, ``dsh-tool-bash``, ``dsh-tool-pwsh`` and ``dsh-tool-fs`` 0.1.0-rc.8 (``lib/index.js``).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
+from typing import Any
+
+__all__ = [
+    "BACKGROUND_DISABLED",
+    "DEFAULT_VERSION",
+    "EMPTY_FILE_PATH",
+    "EMPTY_JUSTIFICATION",
+    "EMPTY_OLD_STRING",
+    "ERROR_PREFIX",
+    "ESCALATION_TARGETS",
+    "FS_TOOLS",
+    "INVALID_COMMAND",
+    "INVALID_DESCRIPTION",
+    "LONE_JUSTIFICATION",
+    "LONG_REJECTION_FROM",
+    "MODES",
+    "NEEDS_JUSTIFICATION",
+    "NO_BACKGROUND_JOBS",
+    "NO_FS_SANDBOX",
+    "NO_SHELL_SANDBOX",
+    "RELEASES",
+    "SAME_MODE_ACCEPTED_FROM",
+    "SAME_STRINGS",
+    "SHELL_TOOLS",
+    "VERSIONS",
+    "WIDER_MODES",
+    "accepts_same_mode",
+    "approval_reason",
+    "cancelled",
+    "error_message",
+    "invalid_arguments",
+    "invalid_timeout",
+    "is_error_text",
+    "missing_required",
+    "must_be_const",
+    "must_be_finite",
+    "must_be_one_of",
+    "must_be_type",
+    "no_agent",
+    "no_approval_service",
+    "no_channel",
+    "not_strictly_wider",
+    "rejected",
+    "strictly_wider",
+    "tool_result_text",
+    "version_order",
+]
 
 MODES = ("read-only", "workspace-write", "danger-full-access")
 ESCALATION_TARGETS = ("workspace-write", "danger-full-access")
@@ -23,12 +73,20 @@ WIDER_MODES = {
 }
 SHELL_TOOLS = ("bash", "pwsh")
 FS_TOOLS = ("write", "edit")
-VERSIONS = ("0.1.1-rc.2", "0.1.6-alpha.2")
+#: The DSH releases the model of DSH knows, oldest first, and what changes at each: the one list of them.
+RELEASES = {
+    "0.1.1-rc.2": "the baseline: every text and the order of checks, read at b150a551",
+    "0.1.6-alpha.2": "a request for the current mode is accepted without approval (commit 61c548e200)",
+    "0.1.7-rc.2": 'the user\'s rejection adds "; it stays denied, so stop and explain instead of working around it"',
+}
+VERSIONS = tuple(RELEASES)
+DEFAULT_VERSION = VERSIONS[0]
 SAME_MODE_ACCEPTED_FROM = "0.1.6-alpha.2"
+LONG_REJECTION_FROM = "0.1.7-rc.2"  # the first release the longer rejection text was seen in
 _PRE = {"alpha": 0, "beta": 1, "rc": 2}
 
 
-def version_order(version: str) -> tuple:
+def version_order(version: str) -> tuple[int, ...]:
     """Sortable form of a DSH version: ``0.1.1-rc.2`` < ``0.1.6-alpha.1`` < ``0.1.6-alpha.2`` < ``0.1.6``."""
     core, _, pre = version.strip().removeprefix("dsh-").lstrip("v").partition("-")
     nums = tuple(int(x) for x in core.split("."))
@@ -52,8 +110,13 @@ def strictly_wider(target: str, current: str) -> bool:
 # ---- stage 1: the JSON-schema check of the advertised schema (only advertised keys are checked)
 
 
-def must_be_one_of(prop: str, values) -> str:
-    return f'"{prop}" must be one of {json.dumps(list(values), separators=(",", ":"))}'
+def _js_json(value: Any) -> str:
+    """``JSON.stringify``: compact, and non-ASCII characters as they are."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def must_be_one_of(prop: str, values: Iterable[Any]) -> str:
+    return f'"{prop}" must be one of {_js_json(list(values))}'
 
 
 _TYPE_PHRASE = {
@@ -75,8 +138,8 @@ def must_be_finite(prop: str) -> str:
     return f'"{prop}" must be a finite JSON number'
 
 
-def must_be_const(prop: str, value) -> str:
-    return f'"{prop}" must be {json.dumps(value, separators=(",", ":"))}'
+def must_be_const(prop: str, value: Any) -> str:
+    return f'"{prop}" must be {_js_json(value)}'
 
 
 def missing_required(prop: str) -> str:
@@ -93,8 +156,8 @@ INVALID_COMMAND = "invalid command: expected a non-empty string"
 INVALID_DESCRIPTION = "invalid description: expected a non-empty string"
 
 
-def invalid_timeout(value) -> str:
-    return f"invalid timeoutMs: expected a positive number, got {json.dumps(value)}"
+def invalid_timeout(value: Any) -> str:
+    return f"invalid timeoutMs: expected a positive number, got {_js_json(value)}"
 
 
 # write / edit (parseWriteArgs, parseEditArgs)
@@ -103,7 +166,6 @@ EMPTY_OLD_STRING = "old_string must be a non-empty string"
 SAME_STRINGS = "old_string and new_string must differ"
 BACKGROUND_DISABLED = "run_in_background is disabled for this deployment (enableRunInBackground: false)"
 NO_BACKGROUND_JOBS = "background jobs unavailable: load @deepseek-ai/dsh-jobs and @deepseek-ai/dsh-tool-jobs"
-LONG_REJECTION_FROM = "0.1.7-rc.2"  # the first release the longer rejection text was seen in
 
 
 # ---- stage 3: validateEscalationArgs
@@ -132,7 +194,7 @@ def no_agent(target: str) -> str:
     return f'sandbox escalation to "{target}" requires approval, but the call has no agent to route it through'
 
 
-def rejected(target: str, tool: str, version: str = "0.1.1-rc.2") -> str:
+def rejected(target: str, tool: str, version: str = DEFAULT_VERSION) -> str:
     what = "operation" if tool in FS_TOOLS else "command"
     text = f'the user rejected escalating this {what} to "{target}"'
     if version_order(version) >= version_order(LONG_REJECTION_FROM):
@@ -152,6 +214,22 @@ def approval_reason(target: str, justification: str) -> str:
     return f"escalate sandbox to {target}: {justification}"
 
 
+#: What DSH puts before a thrown error's message in the tool result the model reads: ``toolErrorResult``
+#: in ``packages/core/tools/src/index.ts`` (deepseek-ai/deepseek-harness b150a551, dsh-v0.1.1-rc.2; the same
+#: in the published ``@deepseek-ai/dsh-tools`` 0.1.0-rc.8, ``lib/index.js``).
+ERROR_PREFIX = "Error: "
+
+
 def tool_result_text(message: str) -> str:
-    """A thrown error becomes the tool result ``Error: <message>`` (``packages/core/tools/src/index.ts``)."""
-    return f"Error: {message}"
+    """A thrown error becomes the tool result ``Error: <message>``."""
+    return ERROR_PREFIX + message
+
+
+def is_error_text(text: object) -> bool:
+    """Whether a tool result's text is a thrown error, by DSH's prefix."""
+    return isinstance(text, str) and text.startswith(ERROR_PREFIX)
+
+
+def error_message(text: str) -> str:
+    """The thrown error's message in a tool result's text (the text itself when it has no prefix)."""
+    return text.removeprefix(ERROR_PREFIX)

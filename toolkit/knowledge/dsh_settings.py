@@ -1,7 +1,6 @@
 """DSH ``settings.yaml``: the llm-pi-ai schema, defaults, and the exact texts DSH refuses with.
 
-Sources (``deepseek-ai/deepseek-harness``; wording as in the sources the search index holds, which
-agrees with ``../shared/reference/dsh.md`` §2-§3 for 0.1.1-rc.2 wherever dsh.md quotes it):
+Sources (``deepseek-ai/deepseek-harness`` 0.1.1-rc.2, wording as in its sources):
 ``packages/llm/llm-pi-ai/src/config.ts`` (``rejectRemovedFields``, ``resolveProfiles``),
 ``packages/llm/llm-pi-ai/src/catalog.ts`` (``resolveRouteModels``, compat gates),
 ``packages/core/agent-default-model/src/index.ts``, ``packages/interaction/permission-presets``.
@@ -9,12 +8,51 @@ agrees with ``../shared/reference/dsh.md`` §2-§3 for 0.1.1-rc.2 wherever dsh.m
 
 from __future__ import annotations
 
+__all__ = [
+    "APIS",
+    "BASE_DEFAULT_MODEL",
+    "BASE_SANDBOX_MODE",
+    "COMPAT_OFFERED",
+    "COMPAT_WITHHELD",
+    "CREDENTIAL_FILES",
+    "DEFAULT_CONTEXT_WINDOW",
+    "DEFAULT_INPUT",
+    "DEFAULT_MAX_TOKENS",
+    "MODALITIES",
+    "NAMESPACE",
+    "PERMISSION_MODE_ENV",
+    "PRESETS",
+    "PROVIDERS_ARRAY",
+    "REMOVED_ROUTE_FIELDS",
+    "all_offered_compat",
+    "compat_protocols",
+    "compat_undeclared",
+    "compat_unreadable_on_route",
+    "compat_valueless",
+    "compat_withheld",
+    "compat_wrong_api",
+    "duplicate_model",
+    "empty_default_input",
+    "empty_field",
+    "empty_model_id",
+    "empty_reasoning_efforts",
+    "missing_credential",
+    "needs_api",
+    "needs_base_url",
+    "no_models",
+    "refused",
+    "removed_field",
+    "removed_provider",
+    "removed_retries",
+    "unknown_model",
+]
+
 NAMESPACE = "llm-pi-ai"
 DEFAULT_CONTEXT_WINDOW = 262_144
 DEFAULT_MAX_TOKENS = 32_768
 DEFAULT_INPUT = ("text",)
 MODALITIES = ("text", "image")
-REMOVED_ROUTE_FIELDS = ("provider", "maxRetries", "maxRetryDelayMs")
+REMOVED_ROUTE_FIELDS = ("provider", "maxRetries", "maxRetryDelayMs")  # config.ts rejectRemovedFields
 
 # catalog.ts compat gates: per api, the offered fields in gate order (withheld ones are refused).
 _COMPLETIONS = (
@@ -98,6 +136,11 @@ def removed_retries(route: str) -> str:
     return refused(
         route, "sets maxRetries or maxRetryDelayMs, which were removed; compose agent recovery with dsh-llm-retry"
     )
+
+
+def removed_field(route: str, field: str) -> str:
+    """The refusal for one of ``REMOVED_ROUTE_FIELDS`` (the two retry fields share one text)."""
+    return removed_provider(route) if field == "provider" else removed_retries(route)
 
 
 def empty_default_input(route: str) -> str:
@@ -186,7 +229,7 @@ def empty_reasoning_efforts(route: str, model: str) -> str:
     )
 
 
-# ---- runtime texts (dsh.md §2.3; the credential text as DSH's credential resolution writes it)
+# ---- runtime texts (catalog.ts; the credential text as DSH's credential resolution writes it)
 
 
 def missing_credential(route: str, ref: str) -> str:
@@ -201,7 +244,7 @@ def unknown_model(route: str, model: str) -> str:
     return f'pi-ai provider "{route}" has no configured model "{model}"'
 
 
-# ---- other namespaces (dsh.md §3)
+# ---- other namespaces (packages/core/agent-default-model, packages/interaction/permission-presets)
 
 BASE_DEFAULT_MODEL = ("deepseek-official", "deepseek-v4-flash")  # agent-default-model's base row
 # preset -> (sandbox mode, approval policy); permission-presets

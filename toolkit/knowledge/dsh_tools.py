@@ -1,17 +1,20 @@
-"""DSH's tool schemas as the model sees them (dsh.md §4), with a confining executor mounted.
+"""DSH's tool schemas as the model sees them, with a confining executor mounted.
 
 ``bash``: the base description and the first five parameters are byte-for-byte those of the
-``request/header`` events in DSH's own test snapshots (``../shared/reference/dsh-sessions``); the
+``request/header`` events in DSH's own test snapshots (``docs/upstream.md``, "dsh-tool-schemas"); the
 escalation fields and the sentence appended to the description are the ones DSH adds when
 ``ctx.shell.sandboxMode`` is defined (``packages/shell/tool-bash/src/index.ts``, escalation sources).
 ``pwsh`` takes the same parameters; ``write``/``edit`` get the same escalation fields through
-``FsSandboxController.schemaFields()`` (their parameter descriptions here are the lab's wording: dsh.md
-gives no exact text, and validation does not read descriptions).
+``FsSandboxController.schemaFields()`` (their parameter descriptions here are the lab's wording: the
+sources give no exact text, and validation does not read descriptions).
 """
 
 from __future__ import annotations
 
 import copy
+from typing import Any
+
+__all__ = ["BASH_DESCRIPTION", "BASH_PARAMETERS", "EDIT_PARAMETERS", "SCHEMAS", "WRITE_PARAMETERS", "schema_for"]
 
 BASH_DESCRIPTION = (
     "Execute a bash command (`bash -c`) and return its stdout/stderr. Each call runs in a fresh shell: no state "
@@ -33,7 +36,7 @@ BASH_DESCRIPTION = (
     "command — stop and explain, never work around it — but it does not forbid attempting or escalating other "
     "commands later."
 )
-BASH_PARAMETERS = {
+BASH_PARAMETERS: dict[str, Any] = {
     "type": "object",
     "properties": {
         "command": {"type": "string", "description": "The bash command to execute."},
@@ -99,7 +102,7 @@ _FS_ESCALATION = {
         ),
     },
 }
-WRITE_PARAMETERS = {
+WRITE_PARAMETERS: dict[str, Any] = {
     "type": "object",
     "properties": {
         "file_path": {"type": "string", "description": "Path of the file to write."},
@@ -108,7 +111,7 @@ WRITE_PARAMETERS = {
     },
     "required": ["file_path", "content"],
 }
-EDIT_PARAMETERS = {
+EDIT_PARAMETERS: dict[str, Any] = {
     "type": "object",
     "properties": {
         "file_path": {"type": "string", "description": "Path of the file to edit."},
@@ -122,6 +125,6 @@ EDIT_PARAMETERS = {
 SCHEMAS = {"bash": BASH_PARAMETERS, "pwsh": BASH_PARAMETERS, "write": WRITE_PARAMETERS, "edit": EDIT_PARAMETERS}
 
 
-def schema_for(tool: str) -> dict:
+def schema_for(tool: str) -> dict[str, Any]:
     """A copy of DSH's advertised schema for ``tool`` (with the escalation fields)."""
     return copy.deepcopy(SCHEMAS[tool])

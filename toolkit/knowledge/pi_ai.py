@@ -1,4 +1,6 @@
-"""pi-ai's compat defaults and what its providers put in a tool's ``strict`` (pi-ai.md §1-§2, §5, §10).
+"""pi-ai's compat defaults and what its providers put in a tool's ``strict``.
+
+Notes: ``docs/upstream.md``, sections "pi-ai-compat" and "pi-ai-observed-strict".
 
 Sources: ``earendil-works/pi`` ``packages/ai/src/api/openai-responses.ts`` (``getCompat``),
 ``openai-responses-shared.ts`` (``convertResponsesTools``), ``openai-codex-responses.ts``,
@@ -7,6 +9,15 @@ Sources: ``earendil-works/pi`` ``packages/ai/src/api/openai-responses.ts`` (``ge
 """
 
 from __future__ import annotations
+
+__all__ = [
+    "CATALOG_STRICT_MODE",
+    "CONVERT_TOOLS_LOCAL_DEFAULT",
+    "DEFAULT_VERSION",
+    "STRICT_MODE_DEFAULT",
+    "VERSIONS",
+    "plain_tool_strict",
+]
 
 VERSIONS = ("1.6.0", "0.73.1")
 DEFAULT_VERSION = "1.6.0"
@@ -25,7 +36,7 @@ CONVERT_TOOLS_LOCAL_DEFAULT = (
     "convertResponsesTools `options.supportsStrictMode ?? true` (openai-responses-shared.ts:437)",
 )
 
-# Known catalog providers whose generated models set supportsStrictMode (pi-ai.md §1.1).
+# Known catalog providers whose generated models set supportsStrictMode (``docs/upstream.md``, "pi-ai-compat").
 CATALOG_STRICT_MODE = {
     "openai": True,
     "github-copilot": True,
@@ -38,7 +49,7 @@ CATALOG_STRICT_MODE = {
 
 
 def plain_tool_strict(api: str, supports_strict_mode: bool | None, version: str = DEFAULT_VERSION) -> str:
-    """The ``strict`` an ordinary tool carries on the wire: ``absent`` / ``false`` / ``null`` (pi-ai.md §5)."""
+    """The ``strict`` an ordinary tool carries on the wire: ``absent`` / ``false`` / ``null``."""
     if version == "0.73.1":
         if api == "openai-codex-responses":
             return "null"

@@ -2,13 +2,17 @@
 
 ``make_strict`` returns what ``makeStrictJsonSchema`` returns, and raises ``StrictSchemaError`` with
 pi-ai's own message where pi-ai throws ``UnsupportedStrictJsonSchemaError``, plus the rule number
-(pi-ai.md §3) and the JSON path pi-ai does not report.
+(as numbered in ``docs/upstream.md``, "pi-ai-strict-transform") and the JSON path pi-ai does not report.
 """
 
 from __future__ import annotations
 
 import copy
 from typing import Any
+
+from toolkit.errors import InputError
+
+__all__ = ["UNSUPPORTED_KEYWORDS", "StrictSchemaError", "allows_null", "make_strict"]
 
 # Rule 2: keywords whose presence pi-ai refuses, in the order it checks them.
 UNSUPPORTED_KEYWORDS = (
@@ -31,9 +35,9 @@ UNSUPPORTED_KEYWORDS = (
 )
 
 
-class StrictSchemaError(ValueError):
+class StrictSchemaError(InputError):
     """pi-ai refuses to make this schema strict. ``str()`` is pi-ai's message; ``rule`` and ``path`` say
-    which rule of pi-ai.md §3 and where."""
+    which rule (``docs/upstream.md``, "pi-ai-strict-transform") and where."""
 
     def __init__(self, message: str, *, rule: int, path: str):
         self.rule, self.path, self.reason = rule, path, message
@@ -43,11 +47,11 @@ class StrictSchemaError(ValueError):
         return f"StrictSchemaError({self.reason!r}, rule={self.rule}, path={self.path!r})"
 
 
-def make_strict(schema: Any) -> dict:
+def make_strict(schema: Any) -> dict[str, Any]:
     """``makeStrictJsonSchema``: a deep copy made strict; the input is never changed."""
     if not isinstance(schema, dict):  # checked before rule 1: a boolean root gets the root message
         raise StrictSchemaError("root schema must have type object", rule=0, path="$")
-    out = _node(copy.deepcopy(schema), "$")
+    out: dict[str, Any] = _node(copy.deepcopy(schema), "$")
     if out.get("type") != "object":
         raise StrictSchemaError("root schema must have type object", rule=0, path="$")
     return out
@@ -67,7 +71,7 @@ def allows_null(node: Any) -> bool:
     return isinstance(node.get("anyOf"), list) and any(allows_null(v) for v in node["anyOf"])
 
 
-def _types(node: dict) -> list:
+def _types(node: dict[str, Any]) -> list[Any]:
     t = node.get("type")
     return t if isinstance(t, list) else [t] if t is not None else []
 

@@ -1,4 +1,6 @@
-"""What pi-ai's providers put in the ``tools`` array, per api, compat and version (pi-ai.md §2, §4-§6, §10).
+"""What pi-ai's providers put in the ``tools`` array, per api, compat and version.
+
+Notes: ``docs/upstream.md``, sections "pi-ai-tool-conversion" and "pi-ai-constrained-sampling".
 
 The resolution order is pi-ai's: the provider resolves ``supportsStrictMode`` (``STRICT_MODE_DEFAULT``
 unless compat says otherwise), ``resolveJsonSchemaStrictSampling`` decides a tool's ``strict`` from its
@@ -10,28 +12,39 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolkit.errors import InputError
 from toolkit.knowledge.pi_ai import DEFAULT_VERSION, STRICT_MODE_DEFAULT
 from toolkit.knowledge.pi_ai_strict import StrictSchemaError, make_strict
+
+__all__ = [
+    "APIS",
+    "PiAiRefusal",
+    "convert_responses_tools",
+    "convert_tools",
+    "require_unmet",
+    "resolve_strict",
+    "supports_strict_mode",
+]
 
 APIS = ("openai-responses", "openai-codex-responses", "openai-completions")
 
 
-class PiAiRefusal(ValueError):
+class PiAiRefusal(InputError):
     """pi-ai ends the stream with this error before sending anything (``require`` cannot be met)."""
 
 
-def require_unmet(name: str, reason: str) -> str:
+def require_unmet(name: str | None, reason: str) -> str:
     """``constrained-sampling.ts``: the error a ``strict: "require"`` tool raises."""
     return f'Tool "{name}" requires JSON-schema constrained sampling, but {reason}.'
 
 
-def supports_strict_mode(api: str, compat: dict | None) -> bool:
+def supports_strict_mode(api: str, compat: dict[str, Any] | None) -> bool:
     """The provider's resolved ``supportsStrictMode`` (1.6.0)."""
     value = (compat or {}).get("supportsStrictMode")
     return STRICT_MODE_DEFAULT[api][0] if value is None else bool(value)
 
 
-def resolve_strict(tool: dict, supported: bool) -> tuple[bool | None, dict | None]:
+def resolve_strict(tool: dict[str, Any], supported: bool) -> tuple[bool | None, dict[str, Any] | None]:
     """``resolveJsonSchemaStrictSampling``: ``(True, transformed schema)`` or ``(None, None)`` to fall back."""
     cs = tool.get("constrainedSampling")
     if not isinstance(cs, dict) or cs.get("type") != "json_schema":
@@ -50,8 +63,8 @@ def resolve_strict(tool: dict, supported: bool) -> tuple[bool | None, dict | Non
 
 
 def convert_responses_tools(
-    tools: list[dict], options: dict | None = None, *, version: str = DEFAULT_VERSION
-) -> list[dict]:
+    tools: list[dict[str, Any]], options: dict[str, Any] | None = None, *, version: str = DEFAULT_VERSION
+) -> list[dict[str, Any]]:
     """``convertResponsesTools`` called directly. A key missing from ``options`` is JavaScript's
     ``undefined``; the local defaults apply only then (``strict`` → ``false``, ``supportsStrictMode``
     → ``true``), and no provider ever leaves ``supportsStrictMode`` undefined."""
@@ -96,7 +109,7 @@ def convert_responses_tools(
     return out
 
 
-def _grammar_tool(tool: dict, cs: dict, deferred: bool) -> dict:
+def _grammar_tool(tool: dict[str, Any], cs: dict[str, Any], deferred: bool) -> dict[str, Any]:
     variants = cs.get("variants") or {}
     syntax, definition = (
         ("lark", variants["openai_lark"]) if "openai_lark" in variants else ("regex", variants.get("openai_regex"))
@@ -113,8 +126,8 @@ def _grammar_tool(tool: dict, cs: dict, deferred: bool) -> dict:
 
 
 def convert_tools(
-    tools: list[dict], *, api: str, compat: dict | None = None, pi_ai: str = DEFAULT_VERSION
-) -> list[dict]:
+    tools: list[dict[str, Any]], *, api: str, compat: dict[str, Any] | None = None, pi_ai: str = DEFAULT_VERSION
+) -> list[dict[str, Any]]:
     """The tools array pi-ai's provider for ``api`` sends (the module docstring says how it is decided).
     Raises ``PiAiRefusal`` with pi-ai's text where pi-ai refuses before sending."""
     if api not in APIS:
@@ -124,15 +137,15 @@ def convert_tools(
     if api == "openai-completions":
         return [_completions_tool(t, compat, pi_ai) for t in tools]
     if pi_ai == "0.73.1":
-        options = {"strict": None} if api == "openai-codex-responses" else {}
+        options: dict[str, Any] = {"strict": None} if api == "openai-codex-responses" else {}
         return convert_responses_tools(tools, options, version=pi_ai)
-    options: dict[str, Any] = {"supportsStrictMode": supports_strict_mode(api, compat)}
+    options = {"supportsStrictMode": supports_strict_mode(api, compat)}
     if api == "openai-codex-responses":
         options["strict"] = None
     return convert_responses_tools(tools, options)
 
 
-def _completions_tool(tool: dict, compat: dict | None, version: str) -> dict:
+def _completions_tool(tool: dict[str, Any], compat: dict[str, Any] | None, version: str) -> dict[str, Any]:
     """completions' ``convertTools``: nested under ``function``; ``strict`` only when strict mode is
     supported (1.6.0), or unless compat says ``false`` (0.73.1)."""
     fn: dict[str, Any] = {

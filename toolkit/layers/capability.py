@@ -8,11 +8,16 @@ refused downstream, mid-turn.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from toolkit.capture import Capture
+from toolkit.capture.frames import CAT, UTC_TIME, declare, fixed
 from toolkit.knowledge import dsh_images
 from toolkit.layers.config import Settings
+
+__all__ = ["CHECK", "IMAGE_PARTS", "ROUTE_MATCHES", "VERDICTS", "check"]
 
 VERDICTS = (
     "declared-and-accepted",  # declared, sent, and the backend answered
@@ -22,29 +27,35 @@ VERDICTS = (
     "config-does-not-match-capture",  # the settings and the wire disagree (the capture came from another config)
     "route-not-in-settings",  # the request matches no configured route and model
 )
+ROUTE_MATCHES = ("session", "baseURL", "baseURL path", "model id", "none")
 IMAGE_PARTS = ("input_image", "image_url", "image")
-COLUMNS = [
-    "exchange_id",
-    "source",
-    "started_at",
-    "route",
-    "model",
-    "route_match",
-    "declared_input",
-    "input_source",
-    "dsh_before_sending",
-    "dsh_message",
-    "images_sent",
-    "media_types",
-    "image_bytes",
-    "placeholder",
-    "status",
-    "error_type",
-    "error_code",
-    "error_message",
-    "verdict",
-    "evidence",
-]
+
+CHECK = declare(
+    "capability.check",
+    {
+        "exchange_id": "string",
+        "source": CAT,
+        "started_at": UTC_TIME,
+        "route": "string",
+        "model": "string",
+        "route_match": fixed(*ROUTE_MATCHES),
+        "declared_input": object,  # tuple of modalities, or None when no configured model matched
+        "input_source": "string",
+        "dsh_before_sending": fixed("sends", "refuses"),
+        "dsh_message": "string",  # the refusal the evidence shows, else the one a DSH user most likely sees
+        "dsh_messages": object,  # ((entry point, exact text), ...): every DSH text for an undeclared image
+        "images_sent": "Int64",
+        "media_types": "string",
+        "image_bytes": "Int64",
+        "placeholder": "boolean",
+        "status": "Int64",
+        "error_type": "string",
+        "error_code": "string",
+        "error_message": "string",
+        "verdict": fixed(*VERDICTS),
+        "evidence": "string",
+    },
+)
 
 
 def check(settings: Settings | None, capture: Capture) -> pd.DataFrame:
@@ -64,62 +75,75 @@ def check(settings: Settings | None, capture: Capture) -> pd.DataFrame:
         | set(refusals["exchange_id"].dropna())
         | set(ex.loc[image_error, "exchange_id"])
     )
-    rows = []
+    rows, times, recorded = [], [], []
     for x in ex[ex["exchange_id"].isin(ids)].itertuples(index=False):
         sent = images[images["exchange_id"] == x.exchange_id]
-        placeholder = bool((dropped["exchange_id"] == x.exchange_id).any())
         local = refusals[refusals["exchange_id"] == x.exchange_id]
         route, model, how, entry = _match(settings, x)
         declared = tuple(entry["input"]) if entry is not None else None
+        message, messages = _dsh_texts(model, declared, local["text"].iloc[0] if len(local) else None)
+        times.append(x.started_at)
+        recorded.append(len(local) > 0)
         rows.append(
             {
                 "exchange_id": x.exchange_id,
                 "source": x.source,
-                "started_at": x.started_at,
+                "started_at": None,  # filled below: the declaration takes epoch seconds, these are Timestamps
                 "route": route,
                 "model": model,
                 "route_match": how,
                 "declared_input": declared,
                 "input_source": entry["input_source"] if entry is not None else None,
                 "dsh_before_sending": None if declared is None else ("sends" if "image" in declared else "refuses"),
-                "dsh_message": (
-                    local["text"].iloc[0].removeprefix("Error: ")
-                    if len(local)
-                    else dsh_images.adapter_refusal(model)
-                    if declared is not None and "image" not in declared
-                    else None
-                ),
+                "dsh_message": message,
+                "dsh_messages": messages,
                 "images_sent": len(sent),
                 "media_types": ", ".join(sorted(set(sent["media_type"].dropna().astype(str)))) or None,
                 "image_bytes": int(sent["byte_size"].fillna(0).sum()) if len(sent) else 0,
-                "placeholder": placeholder,
+                "placeholder": bool((dropped["exchange_id"] == x.exchange_id).any()),
                 "status": x.status,
                 "error_type": x.error_type,
                 "error_code": x.error_code,
                 "error_message": x.error_message,
-                "local_refusal": len(local) > 0,
+                "verdict": None,
+                "evidence": None,
             }
         )
-    frame = pd.DataFrame(rows)
-    if frame.empty:
-        return pd.DataFrame(columns=COLUMNS)
-    frame["verdict"], frame["evidence"] = zip(*(_verdict(r, frame) for r in frame.to_dict("records")))
-    out = frame[COLUMNS].copy()
-    out["verdict"] = out["verdict"].astype(pd.CategoricalDtype(list(VERDICTS)))
-    for col in ("images_sent", "image_bytes", "status"):
-        out[col] = out[col].astype("Int64")
+    for r, local_refusal in zip(rows, recorded, strict=True):
+        r["verdict"], r["evidence"] = _verdict(r, local_refusal, rows)
+    out = CHECK.from_records(rows)
+    out["started_at"] = pd.Series(times, dtype=object).astype(UTC_TIME) if times else out["started_at"]
     return out
 
 
-def _accepted(r: dict) -> bool:
+def _dsh_texts(
+    model: object, declared: tuple[str, ...] | None, recorded: str | None
+) -> tuple[str | None, tuple[tuple[str, str], ...]]:
+    """The DSH texts for this row: a refusal the evidence recorded is the primary text, exactly as recorded."""
+    if recorded is None and (declared is None or "image" in declared):
+        return None, ()
+    named = dsh_images.parse_refusal(recorded) if recorded is not None else None
+    messages = dsh_images.refusals(
+        (named or {}).get("model") or str(model),
+        (named or {}).get("path"),
+        media_type=(named or {}).get("media_type"),
+    )
+    if recorded is None:
+        return dsh_images.primary(messages), messages
+    if recorded not in dict(messages).values():
+        messages = (("recorded", recorded), *messages)
+    return recorded, messages
+
+
+def _accepted(r: dict[str, Any]) -> bool:
     return r["images_sent"] > 0 and not pd.isna(r["status"]) and r["status"] < 400
 
 
-def _refused_downstream(r: dict) -> bool:
+def _refused_downstream(r: dict[str, Any]) -> bool:
     return r["images_sent"] > 0 and not pd.isna(r["status"]) and r["status"] >= 400
 
 
-def _verdict(r: dict, frame: pd.DataFrame) -> tuple[str, str]:
+def _verdict(r: dict[str, Any], local_refusal: bool, rows: list[dict[str, Any]]) -> tuple[str, str]:
     declared = r["declared_input"]
     sent_text = (
         f"{r['images_sent']} image part(s) sent ({r['media_types']}, {r['image_bytes']} bytes)"
@@ -127,7 +151,7 @@ def _verdict(r: dict, frame: pd.DataFrame) -> tuple[str, str]:
         else "no image part on the wire"
     )
     if declared is None:
-        if r["local_refusal"]:
+        if local_refusal:
             return "undeclared-refused-locally", f"DSH refused before sending: {r['dsh_message']}"
         return "route-not-in-settings", f"{sent_text}; no configured route serves model `{r['model']}` at this URL"
     if "image" in declared:
@@ -145,15 +169,14 @@ def _verdict(r: dict, frame: pd.DataFrame) -> tuple[str, str]:
         return "config-does-not-match-capture", f"declared {list(declared)}, but {sent_text}" + (
             " and pi-ai's placeholder was sent instead" if r["placeholder"] else ""
         )
-    if r["images_sent"] and not r["local_refusal"]:
+    if r["images_sent"] and not local_refusal:
         return (
             "config-does-not-match-capture",
             f"declared {list(declared)} ({r['input_source']}), yet {sent_text}: the capture was made with another configuration",
         )
-    elsewhere = frame[(frame["model"] == r["model"]) & (frame["route"] != r["route"])]
-    capable = [e for e in elsewhere.to_dict("records") if _accepted(e)]
+    capable = [e for e in rows if e["model"] == r["model"] and e["route"] != r["route"] and _accepted(e)]
     local = (
-        "pi-ai sent its placeholder `(image omitted: model does not support images)` instead"
+        f"pi-ai sent its placeholder `{dsh_images.PLACEHOLDER_USER}` instead"
         if r["placeholder"]
         else f"DSH refused: {r['dsh_message']}"
     )
@@ -167,7 +190,7 @@ def _verdict(r: dict, frame: pd.DataFrame) -> tuple[str, str]:
     return "undeclared-refused-locally", f"declared {list(declared)} ({r['input_source']}); {local}"
 
 
-def _match(settings: Settings | None, x) -> tuple[str | None, str | None, str, pd.Series | None]:
+def _match(settings: Settings | None, x: Any) -> tuple[str | None, str | None, str, pd.Series | None]:
     """Which configured route and model served this request, and how sure the match is."""
     model = x.model
     if settings is None or settings.models.empty:

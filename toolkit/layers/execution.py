@@ -3,6 +3,10 @@
 ``check_call`` follows DSH's order of checks (``toolkit.knowledge.dsh_runtime`` holds the texts);
 ``replay`` runs every captured call through it under the mode the evidence says the call ran in and
 shows, next to each verdict, the tool result DSH really returned where the capture holds one.
+
+Two modes per call, never merged: ``mode`` is the session's sandbox mode the call ran under (what DSH
+judges the call against), ``granted_mode`` the wider mode an approved escalation grants that one call
+(its command executes in it), null when nothing was granted.
 """
 
 from __future__ import annotations
@@ -15,13 +19,29 @@ from typing import Any
 import pandas as pd
 
 from toolkit.capture import Capture
+from toolkit.capture.frames import declare, fixed
 from toolkit.knowledge import dsh_runtime as rt
 from toolkit.knowledge.dsh_tools import schema_for
 
-DEFAULT_DSH = "0.1.1-rc.2"
+__all__ = [
+    "APPROVALS",
+    "DEFAULT_DSH",
+    "IMAGE_GATE",
+    "REPLAY",
+    "REPLAY_COLUMNS",
+    "STAGES",
+    "TOOLS",
+    "Verdict",
+    "advertised_schema",
+    "check_call",
+    "replay",
+    "schema_violations",
+]
+
+DEFAULT_DSH = rt.DEFAULT_VERSION
 TOOLS = rt.SHELL_TOOLS + rt.FS_TOOLS
 APPROVALS = ("allowed-once", "rejected", "cancelled", "unavailable")
-# stage id -> name, in DSH's order (dsh.md §5)
+# stage id -> name, in DSH's order of checks
 STAGES = {
     "1": "schema",
     "2": "tool-args",
@@ -34,16 +54,22 @@ STAGES = {
     "7": "approval-agent",
     "8": "approval",
 }
+IMAGE_GATE = "image-gate"  # the stage of a read_image refusal (the model does not declare image input)
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """DSH's decision on one call: ``message`` is DSH's exact text (the tool result is ``Error: <message>``)."""
+    """DSH's decision on one call: ``message`` is DSH's exact text (the tool result is ``Error: <message>``).
+
+    ``mode`` is the sandbox mode the call was judged in (the session's); ``granted_mode`` is the mode an
+    approved escalation grants this one call, None when the call runs (or fails) in ``mode``.
+    """
 
     ok: bool
-    stage: str | None  # "1", "2", "3a" ... "8" (dsh.md §5), or None when the call runs
+    stage: str | None  # "1", "2", "3a" ... "8" (see STAGES), or None when the call runs
     message: str | None
-    effective_mode: str | None  # the mode the call runs under (a one-shot grant, or the current mode)
+    mode: str | None
+    granted_mode: str | None = None
 
     @property
     def stage_name(self) -> str | None:
@@ -51,7 +77,7 @@ class Verdict:
 
     @property
     def result_text(self) -> str | None:
-        return None if self.ok else rt.tool_result_text(self.message)
+        return None if self.ok or self.message is None else rt.tool_result_text(self.message)
 
 
 def _json_type(value: Any, expected: str) -> bool:
@@ -59,10 +85,10 @@ def _json_type(value: Any, expected: str) -> bool:
         return isinstance(value, str)
     if expected == "number":
         return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if expected == "integer":
-        return (isinstance(value, int) and not isinstance(value, bool)) or (
-            isinstance(value, float) and value.is_integer()
-        )
+    if expected == "integer":  # a JSON number with no fraction; -0 is not one (``isJsonNumber``)
+        if isinstance(value, float):
+            return value.is_integer() and not (value == 0 and math.copysign(1, value) < 0)
+        return isinstance(value, int) and not isinstance(value, bool)
     if expected == "boolean":
         return isinstance(value, bool)
     if expected == "array":
@@ -161,14 +187,14 @@ def check_call(
     target = arguments["sandbox_permissions"]
     if not rt.strictly_wider(target, mode):
         if target == mode and rt.accepts_same_mode(dsh):
-            return Verdict(True, None, None, mode)  # 0.1.6-alpha.2: the current mode, without approval
+            return Verdict(True, None, None, mode)  # from SAME_MODE_ACCEPTED_FROM: the current mode, no approval
         return Verdict(False, "5", rt.not_strictly_wider(target, mode), mode)
     if not approval_service:
         return Verdict(False, "6", rt.no_approval_service(target), mode)
     if not agent:
         return Verdict(False, "7", rt.no_agent(target), mode)
     if approval == "allowed-once":
-        return Verdict(True, None, None, target)
+        return Verdict(True, None, None, mode, granted_mode=target)
     message = {
         "rejected": rt.rejected(target, tool, dsh),
         "cancelled": rt.cancelled(target),
@@ -204,33 +230,41 @@ def _shell_args(args: dict) -> str | None:
 
 # ---- replay ----------------------------------------------------------------------------------------
 
-REPLAY_COLUMNS = [
-    "source",
-    "exchange_id",
-    "call_id",
-    "tool",
-    "arguments",
-    "effective_mode",
-    "mode_source",
-    "approval",
-    "ok",
-    "stage",
-    "message",
-    "recorded_result",
-    "recorded_is_error",
-    "agrees",
-    "note",
-]
+#: ``replay``: one row per captured call. ``mode`` is the session's mode the call ran under,
+#: ``granted_mode`` the mode an approved escalation granted it (null otherwise).
+REPLAY = declare(
+    "replay",
+    {
+        "source": "string",
+        "exchange_id": "string",
+        "call_id": "string",
+        "tool": "string",
+        "arguments": object,
+        "mode": "string",
+        "granted_mode": "string",
+        "mode_source": "string",
+        "approval": "string",
+        "ok": "boolean",
+        "stage": fixed(*STAGES, IMAGE_GATE),
+        "message": "string",
+        "recorded_result": "string",
+        "recorded_is_error": "boolean",
+        "agrees": "boolean",
+        "note": "string",
+    },
+)
+REPLAY_COLUMNS = list(REPLAY.columns)
 
 
 def replay(
     capture: Capture, *, mode: str | None = None, dsh: str = DEFAULT_DSH, approval: str = "allowed-once", settings=None
 ) -> pd.DataFrame:
-    """One row per tool call: DSH's verdict under the call's effective mode, beside DSH's real result.
+    """One row per tool call: DSH's verdict under the mode the call ran in, beside DSH's real result.
 
     The mode comes from a DSH session's ``sandbox/mode`` events (``permission/preset`` pins one), and
     the approval outcome from its ``approval/policy`` (``never`` answers ``rejected``) and
     ``approval/decided`` events; for an HTTP capture, give ``mode`` (and ``approval``) yourself.
+    An approved escalation keeps ``mode`` and names what it was granted in ``granted_mode``.
     ``agrees`` is False where the model of DSH and the recorded result differ: shown, never hidden.
     With ``settings`` (``toolkit.layers.config.Settings``), ``read_image`` calls are judged too, from the
     model's declared input.
@@ -241,7 +275,7 @@ def replay(
     for call in capture.calls.itertuples(index=False):
         source = _source_of(capture, call.exchange_id)
         ctx = contexts.get((source, call.call_id))
-        eff_mode, mode_source, appr = (
+        call_mode, mode_source, appr = (
             (ctx["mode"], ctx["mode_source"], ctx["approval"] or approval)
             if ctx
             else (mode, "given" if mode else "unknown", approval)
@@ -253,7 +287,8 @@ def replay(
             "call_id": call.call_id,
             "tool": call.name,
             "arguments": call.arguments,
-            "effective_mode": eff_mode,
+            "mode": call_mode,
+            "granted_mode": None,
             "mode_source": mode_source,
             "approval": appr,
             "ok": None,
@@ -269,41 +304,37 @@ def replay(
             if v is not None:
                 row.update(ok=v.ok, stage=v.stage, message=v.message)
                 if rec_text is not None:
-                    row["agrees"] = (rec_text == v.result_text) if not v.ok else not rec_text.startswith("Error:")
+                    row["agrees"] = (rec_text == v.result_text) if not v.ok else not rt.is_error_text(rec_text)
             else:
                 row["note"] = "the model's route is not in the settings"
         elif call.name not in TOOLS:
             row["note"] = "not modelled (the validator covers bash, pwsh, write and edit; read_image with settings=)"
         elif not isinstance(call.arguments, dict):
             row["note"] = f"arguments could not be parsed: {call.parse_error}"
-        elif eff_mode is None:
+        elif call_mode is None:
             row["note"] = "the sandbox mode is unknown: pass mode= for an HTTP capture"
         else:
             v = check_call(
                 call.name,
                 call.arguments,
-                mode=eff_mode,
+                mode=call_mode,
                 dsh=dsh,
                 approval=appr,
-                schema=_advertised(capture, call.exchange_id, call.name),
+                schema=advertised_schema(capture, call.exchange_id, call.name),
             )
-            row.update(ok=v.ok, stage=v.stage, message=v.message, effective_mode=v.effective_mode if v.ok else eff_mode)
+            row.update(ok=v.ok, stage=v.stage, message=v.message, granted_mode=v.granted_mode)
             if rec_text is not None:
                 row["agrees"] = (
-                    (rec_text == v.result_text) if not v.ok else not (rec_error or rec_text.startswith("Error:"))
+                    (rec_text == v.result_text) if not v.ok else not (rec_error or rt.is_error_text(rec_text))
                 )
                 if not row["agrees"]:
                     row["note"] = "DSH's recorded result differs from the model of DSH (version or model wrong?)"
         rows.append(row)
-    df = pd.DataFrame(rows, columns=REPLAY_COLUMNS)
-    df["ok"] = df["ok"].astype("boolean")
-    df["agrees"] = df["agrees"].astype("boolean")
-    df["recorded_is_error"] = df["recorded_is_error"].astype("boolean")
-    return df
+    return REPLAY.from_records(rows)
 
 
 def _read_image(capture: Capture, call, settings) -> Verdict | None:
-    """``read_image`` refuses when the current model does not declare image input (dsh.md §7)."""
+    """``read_image`` refuses when the current model does not declare image input."""
     from toolkit.knowledge import dsh_images
 
     ex = capture.exchanges.loc[capture.exchanges["exchange_id"] == call.exchange_id].iloc[0]
@@ -315,7 +346,7 @@ def _read_image(capture: Capture, call, settings) -> Verdict | None:
     if "image" in rows.iloc[0]["input"]:
         return Verdict(True, None, None, None)
     path = call.arguments.get("file_path", "")
-    return Verdict(False, "image-gate", dsh_images.read_image_refusal(path, ex["model"]), None)
+    return Verdict(False, IMAGE_GATE, dsh_images.read_image_refusal(path, ex["model"]), None)
 
 
 def _source_of(capture: Capture, exchange_id: str) -> str | None:
@@ -323,7 +354,8 @@ def _source_of(capture: Capture, exchange_id: str) -> str | None:
     return str(hit.iloc[0]) if len(hit) else None
 
 
-def _advertised(capture: Capture, exchange_id: str, name: str) -> dict | None:
+def advertised_schema(capture: Capture, exchange_id: str, name: str) -> dict | None:
+    """The schema of tool ``name`` as the request ``exchange_id`` advertised it, or None."""
     tools = capture.tools[(capture.tools["exchange_id"] == exchange_id) & (capture.tools["name"] == name)]
     if tools.empty:
         return None

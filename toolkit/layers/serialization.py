@@ -20,6 +20,7 @@ from toolkit.knowledge.pi_ai_tools import PiAiRefusal, convert_tools
 from toolkit.wire.schemas import strict_state
 
 __all__ = [
+    "MISSING",
     "Comparison",
     "PiAiRefusal",
     "StrictSchemaError",
@@ -27,6 +28,7 @@ __all__ = [
     "compare",
     "convert_tools",
     "make_strict",
+    "schema_changes",
     "strict_state",
     "validate_arguments",
     "variants",
@@ -79,8 +81,7 @@ def compare(
     except PiAiRefusal as exc:
         diffs = pd.DataFrame([{"path": "$", "kind": "not sent by pi-ai", "expected": str(exc), "sent": "a tool"}])
         return Comparison(strict_state(sent), _parameters_form(sent, definition), None, diffs)
-    rows: list[dict] = []
-    _diff(expected, sent, "$", rows)
+    rows = [_row(*change) for change in schema_changes(expected, sent)]
     diffs = pd.DataFrame(rows, columns=["path", "kind", "expected", "sent"])
     return Comparison(strict_state(sent), _parameters_form(sent, definition), strict_state(expected), diffs)
 
@@ -97,50 +98,66 @@ def _parameters_form(sent: dict, definition: dict) -> str:
     return "rewritten"
 
 
-_MISSING = object()
+#: A key one side of a schema change does not have (``None`` would be a JSON ``null``).
+MISSING: Any = object()
+
+#: Keys whose change is a decision of its own (named by kind), not a value to descend into.
+_DECIDED = ("strict", "required", "additionalProperties")
 
 
-def _diff(expected: Any, sent: Any, path: str, rows: list[dict]) -> None:
+def schema_changes(before: Any, after: Any, path: str = "$") -> list[tuple[str, str, Any, Any]]:
+    """Every change from one tool schema to another, as ``(path, kind, before, after)`` with the raw
+    values (``MISSING`` where a side has no such key): the one schema diff, used by ``compare`` (what
+    pi-ai would send against what was sent) and by ``hops.diff`` (a request at two hops).
+
+    Under ``properties`` a property is added, dropped or rewritten as a whole; ``strict``, ``required``
+    and ``additionalProperties`` are named by kind; other keys are descended into until a value differs."""
+    out: list[tuple[str, str, Any, Any]] = []
+    _diff(before, after, path, out)
+    return out
+
+
+def _diff(expected: Any, sent: Any, path: str, rows: list[tuple[str, str, Any, Any]]) -> None:
     if isinstance(expected, dict) and isinstance(sent, dict):
         in_properties = path.endswith(".properties")
         for key in list(expected) + [k for k in sent if k not in expected]:
-            e, s = expected.get(key, _MISSING), sent.get(key, _MISSING)
+            e, s = expected.get(key, MISSING), sent.get(key, MISSING)
             sub = f"{path}.{key}"
-            if in_properties and (e is _MISSING or s is _MISSING or e != s):
+            if in_properties and (e is MISSING or s is MISSING or e != s):
                 kind = (
-                    "property added" if e is _MISSING else "property dropped" if s is _MISSING else "property rewritten"
+                    "property added" if e is MISSING else "property dropped" if s is MISSING else "property rewritten"
                 )
-                rows.append(_row(sub, kind, e, s))
-            elif e is _MISSING or s is _MISSING:
-                rows.append(_row(sub, _kind(key, e, s), e, s))
+                rows.append((sub, kind, e, s))
+            elif e is MISSING or s is MISSING:
+                rows.append((sub, _kind(key, e, s), e, s))
             elif e != s:
-                if key in ("strict", "required", "additionalProperties"):
-                    rows.append(_row(sub, _kind(key, e, s), e, s))
+                if key in _DECIDED:
+                    rows.append((sub, _kind(key, e, s), e, s))
                 else:
                     _diff(e, s, sub, rows)
         return
     if expected != sent:
-        rows.append(_row(path, "value changed", expected, sent))
+        rows.append((path, "value changed", expected, sent))
 
 
 def _kind(key: str, e: Any, s: Any) -> str:
     if key == "strict":
-        return "strict added" if e is _MISSING else "strict removed" if s is _MISSING else "strict changed"
+        return "strict added" if e is MISSING else "strict removed" if s is MISSING else "strict changed"
     if key == "required":
         return "required changed"
     if key == "additionalProperties":
         return (
             "additionalProperties injected"
-            if e is _MISSING
+            if e is MISSING
             else "additionalProperties removed"
-            if s is _MISSING
+            if s is MISSING
             else "additionalProperties changed"
         )
-    return "key added" if e is _MISSING else "key removed" if s is _MISSING else "value changed"
+    return "key added" if e is MISSING else "key removed" if s is MISSING else "value changed"
 
 
 def _row(path: str, kind: str, e: Any, s: Any) -> dict:
-    show = lambda v: None if v is _MISSING else json.dumps(v, ensure_ascii=False)  # noqa: E731
+    show = lambda v: None if v is MISSING else json.dumps(v, ensure_ascii=False)  # noqa: E731
     return {"path": path, "kind": kind, "expected": show(e), "sent": show(s)}
 
 

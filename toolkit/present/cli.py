@@ -1,10 +1,26 @@
-"""The ``agent-contract`` command. Imports stay inside commands so start-up is quick."""
+"""The ``agent-contract`` command. Imports stay inside commands so start-up is quick.
+
+Only bad input is an error of the command (``toolkit.errors.InputError``: one line on stderr, exit 2);
+anything else is a bug in the toolkit and keeps its traceback. The choices the options offer (modes,
+APIs, formats, versions) are imported from their one definition, never restated here. Works without
+the ``notebooks`` extra; only the figure of ``verify --format html`` needs it (the report then says so).
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
+
+from toolkit.errors import InputError
+from toolkit.knowledge import dsh_runtime, pi_ai, pi_ai_tools
+from toolkit.knowledge.dsh_tools import SCHEMAS as DSH_TOOL_SCHEMAS
+from toolkit.sources.detect import FORMATS as CAPTURE_FORMATS
+
+__all__ = ["REPORT_FORMATS", "build_parser", "main"]
+
+#: ``verify --format``: the renderers of ``toolkit.present.report``
+REPORT_FORMATS = ("text", "markdown", "json", "html")
 
 
 def _summary(args) -> int:
@@ -100,6 +116,8 @@ def _config(args) -> int:
                 print(f"\n{f.severity} [{f.layer}] {where} ({f.yaml_path}): {f.message}")
                 if not pd.isna(f.dsh_message):
                     print(f"    DSH says: {f.dsh_message}")
+                for entry, text in f.dsh_messages:  # the same cause, as DSH words it at each entry point
+                    print(f"    DSH says ({entry}): {text}")
                 if not pd.isna(f.fix):
                     print(f"    fix: {f.fix}")
             print("\nthe minimal fix as a diff: agent-contract config --diff " + str(args.settings))
@@ -128,12 +146,17 @@ def _verify(args) -> int:
         text = report.to_markdown(result, inputs)
     elif args.format == "html":
         text = report.to_html(result, inputs, capture)
+        if capture is not None and len(capture.exchanges) and not report.figure_available():
+            print(f"agent-contract: note: {report.FIGURE_MISSING}", file=sys.stderr)
     else:
         text = report.to_text(result, inputs)
     if args.out:
         out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"{out}: cannot write the report: {exc.strerror or exc}") from None
         print(f"{'PASS' if result.ok else 'FAIL'}: wrote {out}", file=sys.stderr)
     else:
         sys.stdout.write(text)
@@ -158,11 +181,9 @@ def _ingest(args) -> int:
 def _variants(args) -> int:
     import pandas as pd
 
-    from toolkit.knowledge.dsh_tools import SCHEMAS, schema_for
+    from toolkit.knowledge.dsh_tools import schema_for
     from toolkit.layers.serialization import convert_tools, strict_state, variants
 
-    if args.tool not in SCHEMAS:
-        raise ValueError(f"unknown tool {args.tool!r}; choose one of {', '.join(SCHEMAS)}")
     definition = {"name": args.tool, "parameters": schema_for(args.tool)}
     table = variants(definition).drop(columns="schema")
     for col in ("required", "optional", "nullable"):
@@ -184,12 +205,21 @@ def _variants(args) -> int:
     return 0
 
 
+def _dsh_version(text: str) -> str:
+    """``--dsh``: any DSH version the runtime model can order (unknown releases are modelled by order)."""
+    try:
+        dsh_runtime.version_order(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a DSH version ({exc})") from None
+    return text
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agent-contract", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     s = sub.add_parser("summary", help="read captures and print what each holds, with problems")
     s.add_argument("paths", nargs="+", help="capture files, or folders to read every file in")
-    s.add_argument("--format", help="force a format (har, jsonl, sse, dsh-session, mitm)")
+    s.add_argument("--format", choices=list(CAPTURE_FORMATS), help="force a capture format (default: detected)")
     s.add_argument("--no-redact", action="store_true", help="show secrets as captured (off by default)")
     s.add_argument(
         "--progress", action="store_true", default=None, help="show progress even when stderr is not a terminal"
@@ -213,45 +243,50 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--session", action="append", default=[], metavar="FILE", help="DSH session log; repeatable")
     v.add_argument(
         "--mode",
-        choices=["read-only", "workspace-write", "danger-full-access"],
+        choices=list(dsh_runtime.MODES),
         help="the sandbox mode HTTP captures ran in (default: the settings' permission preset)",
     )
-    v.add_argument("--dsh", default="0.1.1-rc.2", help="the DSH version to model (default 0.1.1-rc.2)")
-    v.add_argument("--format", choices=["text", "markdown", "json", "html"], default="text")
+    v.add_argument(
+        "--dsh",
+        default=dsh_runtime.DEFAULT_VERSION,
+        type=_dsh_version,
+        help=f"the DSH version to model (known: {', '.join(dsh_runtime.VERSIONS)}; default {dsh_runtime.DEFAULT_VERSION})",
+    )
+    v.add_argument(
+        "--format", choices=list(REPORT_FORMATS), default="text", help="html needs the notebooks extra for its figure"
+    )
     v.add_argument("--out", help="write the report here instead of standard output")
     v.set_defaults(func=_verify)
 
     i = sub.add_parser("ingest", help="write the frames of captures as Parquet files, with a JSON manifest")
     i.add_argument("paths", nargs="+", help="capture files, or folders to read every capture in")
     i.add_argument("--out", required=True, help="folder for the Parquet files")
-    i.add_argument("--format", help="force a format (har, jsonl, sse, dsh-session, mitm)")
+    i.add_argument("--format", choices=list(CAPTURE_FORMATS), help="force a capture format (default: detected)")
     i.add_argument(
         "--progress", action="store_true", default=None, help="show progress even when stderr is not a terminal"
     )
     i.set_defaults(func=_ingest)
 
     w = sub.add_parser("variants", help="the strict variants of a DSH tool and what each forces a model to send")
-    w.add_argument("--tool", default="bash", help="bash, pwsh, write or edit")
+    w.add_argument("--tool", default="bash", choices=list(DSH_TOOL_SCHEMAS), help="the DSH tool")
     w.add_argument(
         "--api",
-        choices=["openai-responses", "openai-codex-responses", "openai-completions"],
+        choices=list(pi_ai_tools.APIS),
         help="also show what pi-ai sends on this api for each compat setting",
     )
-    w.add_argument("--pi-ai", default="1.6.0", choices=["1.6.0", "0.73.1"], dest="pi_ai")
+    w.add_argument("--pi-ai", default=pi_ai.DEFAULT_VERSION, choices=list(pi_ai.VERSIONS), dest="pi_ai")
     w.set_defaults(func=_variants)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    from toolkit.errors import CaptureError
-
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # argparse has printed the usage error
         return 2 if exc.code else 0
     try:
         return args.func(args)
-    except (CaptureError, ValueError, OSError) as exc:  # SettingsError is a ValueError
+    except InputError as exc:  # CaptureError, SettingsError, RuleError, ...: bad input, said in one line
         print(f"agent-contract: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -7,7 +7,7 @@ plot comes from a plain function returning a DataFrame (``timeline_data``, ``err
 ``strict_counts``), so notebooks and tests can check numbers instead of pixels.
 
 Colours and marker shapes are fixed per category (colour-blind-friendly: Okabe-Ito and Paul Tol
-palettes) in the fixed category orders of ``toolkit.capture.frames`` and ``triage.LAYERS``, so the same
+palettes) in the fixed category orders of ``toolkit.capture.frames`` and of the ``triage.errors`` layers, so the same
 outcome, layer or strict state looks the same in every plot. matplotlib is imported inside the
 functions: importing this module (or the CLI) does not load it.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from toolkit.analysis.triage import LAYERS, UNKNOWN
+from toolkit.analysis.triage import ERRORS, UNKNOWN
 from toolkit.wire.records import STRICT_STATES, TERMINALS
 
 #: Outcome of an exchange: its ``terminal`` state, or "no response" when there is none.
@@ -33,7 +33,7 @@ OUTCOME_COLORS = {  # Okabe-Ito
 
 #: Error layer of an exchange in ``timeline``; "none" for an exchange without errors.
 NO_ERROR = "none"
-ERROR_LAYERS = LAYERS + (UNKNOWN,)
+LAYER_ORDER = tuple(ERRORS.columns["layer"].categories)  # triage's error layers, then unknown
 LAYER_COLORS = {  # Paul Tol "bright"
     "config-capability": "#4477AA",
     "serialization-protocol": "#CCBB44",
@@ -66,7 +66,7 @@ NO_EXCHANGE = "(no exchange)"  # an error or tool not linked to any exchange
 
 def timeline_data(capture, *, by: str = "endpoint") -> pd.DataFrame:
     """One row per exchange: ``exchange_id``, ``started_at``, the ``by`` value (as text), ``outcome``
-    (``OUTCOMES``) and ``layer`` (``"none"`` or the first of ``ERROR_LAYERS`` among its errors)."""
+    (``OUTCOMES``) and ``layer`` (``"none"`` or the first of ``LAYER_ORDER`` among its errors)."""
     ex = capture.exchanges
     _check_column(by, ex, "exchanges")
     outcome = ex["terminal"].astype(object).where(ex["terminal"].notna(), NO_RESPONSE)
@@ -78,7 +78,7 @@ def timeline_data(capture, *, by: str = "endpoint") -> pd.DataFrame:
             by: pd.Categorical(_labels(ex[by]), categories=_order(ex[by])),
             "outcome": pd.Categorical(outcome, categories=list(OUTCOMES)),
             "layer": pd.Categorical(
-                pd.Series(layer, dtype=object).fillna(NO_ERROR), categories=[NO_ERROR, *ERROR_LAYERS]
+                pd.Series(layer, dtype=object).fillna(NO_ERROR), categories=[NO_ERROR, *LAYER_ORDER]
             ),
         }
     )
@@ -87,7 +87,7 @@ def timeline_data(capture, *, by: str = "endpoint") -> pd.DataFrame:
 
 def error_counts(capture, *, by: str = "endpoint") -> pd.DataFrame:
     """Errors (``triage.errors``) per ``by`` value and layer: index the ``by`` values (every value seen in
-    the exchanges, then any only the errors have), columns ``ERROR_LAYERS``, integer counts."""
+    the exchanges, then any only the errors have), columns ``LAYER_ORDER``, integer counts."""
     from toolkit.analysis.triage import errors
 
     errs = errors(capture)
@@ -103,10 +103,10 @@ def error_counts(capture, *, by: str = "endpoint") -> pd.DataFrame:
     order += [v for v in _order(values) if v not in order]
     table = pd.crosstab(
         pd.Categorical(values, categories=order),
-        pd.Categorical(errs["layer"].astype(object), categories=list(ERROR_LAYERS)),
+        pd.Categorical(errs["layer"].astype(object), categories=list(LAYER_ORDER)),
         dropna=False,
     )
-    table = table.reindex(index=order, columns=list(ERROR_LAYERS), fill_value=0).astype(int)
+    table = table.reindex(index=order, columns=list(LAYER_ORDER), fill_value=0).astype(int)
     table.index.name, table.columns.name = by, "layer"
     return table
 
@@ -200,7 +200,7 @@ def timeline(capture, *, ax=None, by: str = "endpoint"):
     y = timed[by].astype(object).map(ypos).to_numpy(dtype=float)
     outcomes, layers = timed["outcome"].astype(object).to_numpy(), timed["layer"].astype(object).to_numpy()
     for outcome in OUTCOMES:
-        for layer in (NO_ERROR, *ERROR_LAYERS):
+        for layer in (NO_ERROR, *LAYER_ORDER):
             sel = (outcomes == outcome) & (layers == layer)
             if not sel.any():
                 continue
@@ -252,7 +252,7 @@ def timeline(capture, *, ax=None, by: str = "endpoint"):
             color="#444444",
             label=f"{lay} ({n_lay[lay]})",
         )
-        for lay in (NO_ERROR, *ERROR_LAYERS)
+        for lay in (NO_ERROR, *LAYER_ORDER)
         if n_lay.get(lay, 0)
     ]
     first = ax.legend(
@@ -308,7 +308,7 @@ def errors_by_layer(capture, *, by: str = "endpoint", ax=None):
     left = [0] * len(shown)
     row_totals = shown.sum(axis=1).tolist()
     biggest = int(max(row_totals))
-    for layer in ERROR_LAYERS:
+    for layer in LAYER_ORDER:
         widths = shown[layer].tolist()
         if not any(widths):
             continue
@@ -435,7 +435,9 @@ def strict_matrix(capture, *, ax=None, rows: str = "endpoint", cols: str = "api"
     for side in ("top", "right", "bottom", "left"):
         ax.spines[side].set_visible(False)
     totals = {s: int(table[s].sum()) for s in STRICT_STATES}
-    handles = [Patch(facecolor=STRICT_COLORS[s], label=f"{s} ({totals[s]})") for s in STRICT_STATES]
+    handles: list[Patch | Line2D] = [
+        Patch(facecolor=STRICT_COLORS[s], label=f"{s} ({totals[s]})") for s in STRICT_STATES
+    ]
     handles.append(Line2D([], [], linestyle="", label="bar: share per cell"))
     ax.legend(
         handles=handles,
@@ -512,22 +514,22 @@ def _isna(v) -> bool:
 
 
 def _exchange_layers(capture) -> pd.Series:
-    """Per exchange_id with errors, the first of ``ERROR_LAYERS`` among them (one marker per exchange)."""
+    """Per exchange_id with errors, the first of ``LAYER_ORDER`` among them (one marker per exchange)."""
     from toolkit.analysis.triage import errors
 
     errs = errors(capture)
     errs = errs[errs["exchange_id"].notna()]
     if errs.empty:
         return pd.Series([], dtype=object)
-    rank = errs["layer"].astype(object).map({lay: i for i, lay in enumerate(ERROR_LAYERS)})
+    rank = errs["layer"].astype(object).map({lay: i for i, lay in enumerate(LAYER_ORDER)})
     first = rank.groupby(errs["exchange_id"].astype(object)).min()
-    return first.map(dict(enumerate(ERROR_LAYERS)))
+    return first.map(dict(enumerate(LAYER_ORDER)))
 
 
 __all__ = [
-    "ERROR_LAYERS",
     "LAYER_COLORS",
     "LAYER_MARKERS",
+    "LAYER_ORDER",
     "NO_ERROR",
     "NO_RESPONSE",
     "OUTCOMES",

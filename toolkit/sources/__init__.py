@@ -5,3 +5,5 @@ Every reader is a generator ``read(path, source) -> Iterator[Record]`` yielding 
 file that cannot be read at all raises ``toolkit.errors.CaptureError``; a bad entry becomes a
 ``Problem`` and reading goes on.
 """
+
+__all__: list[str] = []

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterator
 from importlib import import_module
 from pathlib import Path
+from typing import Any
 
 from toolkit.errors import CaptureError
+
+__all__ = ["FORMATS", "HEAD_BYTES", "ZSTD_MAGIC", "check_format", "detect", "head", "reader_for"]
 
 #: Format name → module in ``toolkit.sources`` whose ``read(path, source)`` reads it.
 FORMATS = {
@@ -41,8 +45,10 @@ def check_format(name: str) -> str:
     return name
 
 
-def reader_for(fmt: str):
-    return import_module(f"{__package__}.{FORMATS[check_format(fmt)]}").read
+def reader_for(fmt: str) -> Callable[[Path, str], Iterator[Any]]:
+    """The ``read(path, source)`` of the reader module for ``fmt``."""
+    reader: Callable[[Path, str], Iterator[Any]] = import_module(f"{__package__}.{FORMATS[check_format(fmt)]}").read
+    return reader
 
 
 def head(path: Path, n: int = HEAD_BYTES) -> bytes:
@@ -136,7 +142,7 @@ def _detect_json(path: Path, text: bytes) -> str:
             raise CaptureError(
                 path,
                 "JSON Lines, but not an exchange log: the first line has no request/response "
-                f"(keys: {keys}); the accepted shapes are listed in toolkit/sources/jsonl.py",
+                f"(keys: {keys}); the accepted shapes are listed in toolkit/sources/jsonl/",
                 location="line 1",
             )
         return "jsonl"

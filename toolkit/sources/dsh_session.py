@@ -6,20 +6,23 @@ zstd (detected by its magic bytes, never by the name), splits lines and counts t
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from os import PathLike
 from pathlib import Path
+from typing import BinaryIO
 
 from toolkit.errors import CaptureError
 from toolkit.sources.detect import ZSTD_MAGIC
-from toolkit.wire.dsh_records import SessionDecoder, SessionHeaderError
+from toolkit.wire.dsh_records import Record, SessionDecoder, SessionHeaderError
 from toolkit.wire.records import EntryCount, Problem
+
+__all__ = ["READ_SIZE", "read"]
 
 #: Bytes read from the file per step; a zstd frame's output per step is bounded by its input.
 READ_SIZE = 64 * 1024
 
 
-def read(path: str | PathLike, source: str) -> Iterator:
+def read(path: str | PathLike[str], source: str) -> Iterator[Record | EntryCount]:
     """Yield ``Event``/``ToolResult``/``Decoded``/``Problem`` records, then one ``EntryCount``.
 
     Every non-blank line is counted and becomes at least one ``Event`` or exactly one ``Problem``.
@@ -67,7 +70,7 @@ class _PlainChunks:
     error: str | None = None
     offset = 0
 
-    def __init__(self, f):
+    def __init__(self, f: BinaryIO) -> None:
         self._f = f
 
     def __iter__(self) -> Iterator[bytes]:
@@ -83,7 +86,7 @@ class _ZstdChunks:
     ``stream_reader(read_across_frames=True)`` (0.25) returns a silent short read in that case.
     """
 
-    def __init__(self, f):
+    def __init__(self, f: BinaryIO) -> None:
         self._f = f
         self.error: str | None = None
         self.offset = 0  # decompressed bytes handed out so far
@@ -126,7 +129,7 @@ class _ZstdChunks:
             )
 
 
-def _lines(chunks) -> Iterator[tuple[int, bytes]]:
+def _lines(chunks: Iterable[bytes]) -> Iterator[tuple[int, bytes]]:
     """``(line number, bytes)`` for each ``\\n``-separated line; an unterminated tail is a line too."""
     pending: list[bytes] = []
     n = 0

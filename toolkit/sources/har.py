@@ -14,9 +14,12 @@ from __future__ import annotations
 import gzip
 import json
 import zlib
+from collections.abc import Callable, Generator, Iterator
 from datetime import datetime
-from json.decoder import scanstring
+from json.decoder import scanstring  # type: ignore[attr-defined]  # public at runtime, absent from typeshed
+from os import PathLike
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from toolkit.errors import CaptureError
@@ -24,11 +27,15 @@ from toolkit.wire.encodings import MAX_BODY_BYTES, BodyDecodeError, decode_base6
 from toolkit.wire.http import decode_exchange
 from toolkit.wire.records import Decoded, EntryCount, Exchange, Header, Issue, Problem
 
+__all__ = ["read"]
+
 _WS = " \t\n\r"
+#: A walk step: yields (entry or ``_Broken``, char offset) and returns the position after the value.
+_Walk = Generator[tuple[Any, int], None, int]
 _DECODER = json.JSONDecoder()
 
 
-def read(path, source: str):
+def read(path: str | PathLike[str], source: str) -> Iterator[Decoded | Problem | EntryCount]:
     path = Path(path)
     text, bom = _load_text(path)
     walker = _Walker(text, path, bom)
@@ -102,7 +109,7 @@ class _Walker:
             raise _StructureError(pos, f"expected {what}, found {self.text[pos]!r}")
         return pos + 1
 
-    def _object(self, pos: int, visit):
+    def _object(self, pos: int, visit: Callable[[str, int], _Walk]) -> _Walk:
         """Walk the object at ``pos``; ``visit(key, value_pos)`` is a generator returning the value's end."""
         pos = self._expect(pos, "{", "'{'")
         pos = self._ws(pos)
@@ -123,20 +130,20 @@ class _Walker:
                 return pos + 1
             pos = self._expect(pos, ",", "',' or '}'")
 
-    def _skip(self, pos: int):
+    def _skip(self, pos: int) -> _Walk:
         try:
             return _DECODER.raw_decode(self.text, pos)[1]
         except json.JSONDecodeError as exc:
             raise _StructureError(exc.pos, exc.msg) from None
         yield  # a generator, so it can stand where a visitor does
 
-    def _visit_top(self, key: str, pos: int):
+    def _visit_top(self, key: str, pos: int) -> _Walk:
         if key != "log":
             return (yield from self._skip(pos))
         self.found_log = True
         return (yield from self._object(pos, self._visit_log))
 
-    def _visit_log(self, key: str, pos: int):
+    def _visit_log(self, key: str, pos: int) -> _Walk:
         if key == "entries":
             self.in_entries = True
             end = yield from self._array(pos)
@@ -144,7 +151,7 @@ class _Walker:
             return end
         return (yield from self._skip(pos))
 
-    def entries(self):
+    def entries(self) -> Generator[tuple[Any, int], None, None]:
         """Yield (entry, char offset); a structural error ends the walk with one ``_Broken``."""
         self.found_log = self.in_entries = False
         try:
@@ -155,7 +162,7 @@ class _Walker:
             self.error = (exc.pos, exc.message)
             yield _Broken(f"{exc.message} (the rest of the file cannot be read)"), exc.pos
 
-    def _array(self, pos: int):
+    def _array(self, pos: int) -> _Walk:
         pos = self._expect(pos, "[", "'[' after \"entries\"")
         pos = self._ws(pos)
         if pos < len(self.text) and self.text[pos] == "]":
@@ -186,7 +193,7 @@ class _StructureError(Exception):
 # ---- one entry ---------------------------------------------------------------------------------
 
 
-def _headers(raw, direction: str) -> list[Header]:
+def _headers(raw: Any, direction: str) -> list[Header]:
     out = []
     items = raw.items() if isinstance(raw, dict) else (raw or [])
     for item in items:
@@ -208,7 +215,7 @@ def _header(headers: list[Header], name: str) -> str | None:
     return None
 
 
-def _body(container: dict | None, headers: list[Header], what: str, issues: list[Issue]) -> bytes | None:
+def _body(container: dict[str, Any] | None, headers: list[Header], what: str, issues: list[Issue]) -> bytes | None:
     """The decoded bytes of a postData or content object, or None (with the reason as an Issue)."""
     if not isinstance(container, dict):
         return None
@@ -264,8 +271,9 @@ def _body(container: dict | None, headers: list[Header], what: str, issues: list
     return data
 
 
-def _entry(e: dict, source: str, location: str, xid: str) -> Decoded:
-    req, resp = e["request"], e.get("response") if isinstance(e.get("response"), dict) else {}
+def _entry(e: dict[str, Any], source: str, location: str, xid: str) -> Decoded:
+    req = e["request"]
+    resp: Any = e.get("response") if isinstance(e.get("response"), dict) else {}
     issues: list[Issue] = []
     req_headers = _headers(req.get("headers"), "request")
     resp_headers = _headers(resp.get("headers"), "response")
@@ -327,5 +335,5 @@ def _entry(e: dict, source: str, location: str, xid: str) -> Decoded:
     return d
 
 
-def _size(v) -> int | None:
+def _size(v: Any) -> int | None:
     return v if isinstance(v, int) and v >= 0 else None

@@ -1,7 +1,7 @@
 """mitmproxy ``.mitm`` flow files: read with mitmproxy when it is importable, else natively.
 
 mitmproxy is deliberately not a dependency: on Python 3.11 it resolves to 11.0.2 and downgrades
-httpx to a version that breaks the OpenAI SDK at runtime (wire-formats.md §5), so it belongs in its
+httpx to a version that breaks the OpenAI SDK at runtime (``docs/upstream.md``, "mitmproxy"), so it belongs in its
 own environment. Without it, flow files of the format versions in ``NATIVE_VERSIONS`` (mitmproxy
 10.x to 12.x write version 21) are read here: each flow is a typed netstring (``wire.tnetstring``)
 holding the flow's state, read one flow at a time. A file of another version raises
@@ -34,13 +34,15 @@ from toolkit.wire.http import decode_exchange
 from toolkit.wire.records import Decoded, EntryCount, Exchange, Header, Issue, Problem
 from toolkit.wire.tnetstring import MAX_PREFIX, TNetStringError, parse, read_prefix
 
+__all__ = ["NATIVE_VERSIONS", "read"]
+
 _CONVERT = "mitmdump -nr {path} --set hardump=out.har"
 
 
 NATIVE_VERSIONS = frozenset({19, 20, 21})
 
 
-def read(path: str | PathLike, source: str) -> Iterator[Any]:
+def read(path: str | PathLike[str], source: str) -> Iterator[Any]:
     """Yield one ``Decoded`` or ``Problem`` per flow, then ``EntryCount``."""
     try:
         from mitmproxy import http as mitm_http
@@ -84,7 +86,7 @@ def read(path: str | PathLike, source: str) -> Iterator[Any]:
         yield EntryCount(source, "flow", entries)
 
 
-def _read_native(path: str | PathLike, source: str, import_error: ImportError) -> Iterator[Any]:
+def _read_native(path: str | PathLike[str], source: str, import_error: ImportError) -> Iterator[Any]:
     try:
         f = open(path, "rb")
     except OSError as exc:
@@ -128,18 +130,18 @@ def _read_native(path: str | PathLike, source: str, import_error: ImportError) -
 
 
 class _StateHeaders:
-    def __init__(self, pairs):
+    def __init__(self, pairs: Any) -> None:
         self.pairs = [(_text(n), _text(v)) for n, v in pairs or () if isinstance(n, (bytes, str))]
 
-    def items(self, multi: bool = False):
+    def items(self, multi: bool = False) -> list[tuple[Any, Any]]:
         return list(self.pairs)
 
 
 class _StateMessage:
     """A request or response state with the attributes ``_decode_flow`` reads from mitmproxy's objects."""
 
-    def __init__(self, state: dict):
-        self.raw_content = state.get("content")
+    def __init__(self, state: dict[str, Any]) -> None:
+        self.raw_content: Any = state.get("content")
         self.headers = _StateHeaders(state.get("headers"))
         self.timestamp_start = state.get("timestamp_start")
         self.timestamp_end = state.get("timestamp_end")
@@ -163,7 +165,7 @@ class _StateMessage:
 
 
 class _StateFlow:
-    def __init__(self, state: dict):
+    def __init__(self, state: dict[str, Any]) -> None:
         self.request = _StateMessage(state.get("request") or {})
         self.response = _StateMessage(state["response"]) if isinstance(state.get("response"), dict) else None
         err = state.get("error")
@@ -171,11 +173,12 @@ class _StateFlow:
         self.metadata = state.get("metadata") if isinstance(state.get("metadata"), dict) else {}
 
 
-def _text(value) -> str | None:
+def _text(value: Any) -> Any:
+    """Bytes as text (undecodable bytes kept as surrogates); anything else as it is."""
     return value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else value
 
 
-def _missing_message(path: str | PathLike, exc: ImportError) -> str:
+def _missing_message(path: str | PathLike[str], exc: ImportError) -> str:
     command = _CONVERT.format(path=shlex.quote(str(path)))
     try:
         installed = importlib.util.find_spec("mitmproxy") is not None
@@ -189,7 +192,7 @@ def _missing_message(path: str | PathLike, exc: ImportError) -> str:
     return (
         f"{what}, so .mitm flow files cannot be read here. "
         "mitmproxy needs its own environment on Python 3.11 (installing it next to this toolkit "
-        "downgrades httpx and breaks the OpenAI SDK; see wire-formats.md §5). Convert the file to "
+        'downgrades httpx and breaks the OpenAI SDK; see docs/upstream.md, "mitmproxy"). Convert the file to '
         f"HAR there and load the HAR instead: {command}"
     )
 

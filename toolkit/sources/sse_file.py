@@ -27,11 +27,13 @@ from toolkit.wire.records import Decoded, EntryCount, Exchange
 from toolkit.wire.responses import ResponsesStream
 from toolkit.wire.sse import SSEDecoder, SSEEvent, parse_json_events
 
+__all__ = ["CHUNK_SIZE", "read"]
+
 CHUNK_SIZE = 64 * 1024
 _MAX_UNDECIDED = 256  # frames held while the API is unknown; after that, read as Responses
 
 
-def read(path: str | PathLike, source: str, *, chunk_size: int = CHUNK_SIZE) -> Iterator[Any]:
+def read(path: str | PathLike[str], source: str, *, chunk_size: int = CHUNK_SIZE) -> Iterator[Any]:
     """Yield the one ``Decoded`` the stream makes, then ``EntryCount``."""
     try:
         f = open(path, "rb")

@@ -11,7 +11,22 @@ from typing import Any
 
 import yaml
 
-Path = tuple  # ("llm-pi-ai", "providers", "gateway", "models", 0, "input")
+__all__ = [
+    "Edit",
+    "Loc",
+    "Path",
+    "apply",
+    "block_mapping_indent",
+    "compose",
+    "delete_key",
+    "insert_keys",
+    "last_line",
+    "path_text",
+    "rename_key",
+    "replace_value",
+]
+
+Path = tuple[str | int, ...]  # ("llm-pi-ai", "providers", "gateway", "models", 0, "input")
 
 
 @dataclass(frozen=True)
@@ -72,7 +87,8 @@ def _walk(node: yaml.Node, path: Path, locs: dict[Path, Loc]) -> None:
 def last_line(node: yaml.Node) -> int:
     """0-based index of the last line holding any of the node's text."""
     end = node.end_mark
-    return end.line - 1 if end.column == 0 and end.line > node.start_mark.line else end.line
+    line: int = end.line - 1 if end.column == 0 and end.line > node.start_mark.line else end.line
+    return line
 
 
 @dataclass(frozen=True)
@@ -104,7 +120,15 @@ def block_mapping_indent(node: yaml.Node) -> int | None:
     """Column of the keys of a block mapping, or None for a flow mapping (``{...}``) or no mapping."""
     if not isinstance(node, yaml.MappingNode) or node.flow_style or not node.value:
         return None
-    return node.value[0][0].start_mark.column
+    column: int = node.value[0][0].start_mark.column
+    return column
+
+
+def _key(loc: Loc) -> tuple[int, int]:
+    """The 0-based line and column of a mapping key (sequence items and the root have none: a bug to ask)."""
+    if loc.key_line is None or loc.key_col is None:
+        raise TypeError("this location is a sequence item or the document root, not a mapping key")
+    return loc.key_line, loc.key_col
 
 
 def insert_keys(
@@ -119,23 +143,24 @@ def insert_keys(
     pad = " " * indent
     lines = tuple(pad + line if line else line for line in key_lines)
     if before is not None and parent + (before,) in locs:
-        at = locs[parent + (before,)].key_line
+        at = _key(locs[parent + (before,)])[0]
         return Edit(at, at, lines, why)
     at = last_line(node) + 1
     return Edit(at, at, lines, why)
 
 
 def rename_key(text: str, locs: dict[Path, Loc], path: Path, new: str, why: str = "") -> Edit:
-    loc = locs[path]
-    line = text.splitlines()[loc.key_line]
+    row, col = _key(locs[path])
+    line = text.splitlines()[row]
     old = str(path[-1])
-    assert line[loc.key_col : loc.key_col + len(old)] == old, (line, old)
-    return Edit(loc.key_line, loc.key_line + 1, (line[: loc.key_col] + new + line[loc.key_col + len(old) :],), why)
+    assert line[col : col + len(old)] == old, (line, old)
+    return Edit(row, row + 1, (line[:col] + new + line[col + len(old) :],), why)
 
 
 def delete_key(locs: dict[Path, Loc], path: Path, why: str = "") -> Edit:
     loc = locs[path]
-    return Edit(loc.key_line, max(loc.key_line, last_line(loc.value)) + 1, (), why)
+    row = _key(loc)[0]
+    return Edit(row, max(row, last_line(loc.value)) + 1, (), why)
 
 
 def replace_value(text: str, locs: dict[Path, Loc], path: Path, value: str, why: str = "") -> Edit | None:
@@ -143,6 +168,7 @@ def replace_value(text: str, locs: dict[Path, Loc], path: Path, value: str, why:
     node = locs[path].value
     if node.start_mark.line != node.end_mark.line:
         return None
-    line = text.splitlines()[node.start_mark.line]
+    row: int = node.start_mark.line
+    line = text.splitlines()[row]
     new = line[: node.start_mark.column] + value + line[node.end_mark.column :]
-    return Edit(node.start_mark.line, node.start_mark.line + 1, (new,), why)
+    return Edit(row, row + 1, (new,), why)

@@ -10,12 +10,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolkit.wire.json_text import json_int
 from toolkit.wire.records import Call, InputPart, Issue, Tool
 from toolkit.wire.responses import (
     RequestInfo,
     ResponseInfo,
     StreamMachine,
-    _int,
     _str,
     content_part,
     decode_tool,
@@ -24,6 +24,8 @@ from toolkit.wire.responses import (
     run_stream,
     text_part,
 )
+
+__all__ = ["ChatStream", "decode_request", "decode_response", "decode_stream"]
 
 # finish_reason → terminal; anything else is read as completed with an Issue.
 _FINISH = {
@@ -78,7 +80,7 @@ def _message(i: int, msg: Any, info: RequestInfo) -> None:
         rows += [content_part(i, j, role, itype, p, call_id=cid) for j, p in enumerate(content)]
     calls = msg.get("tool_calls")
     for tc in calls if isinstance(calls, list) else ():
-        fn = tc.get("function") if isinstance(tc, dict) and isinstance(tc.get("function"), dict) else {}
+        fn: Any = tc.get("function") if isinstance(tc, dict) and isinstance(tc.get("function"), dict) else {}
         rows.append(
             InputPart(
                 i,
@@ -112,7 +114,10 @@ def _finish(info: ResponseInfo, reason: Any) -> None:
 def _usage(info: ResponseInfo, usage: Any) -> None:
     if isinstance(usage, dict) and usage:
         info.usage = usage
-        info.input_tokens, info.output_tokens = _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))
+        info.input_tokens, info.output_tokens = (
+            json_int(usage.get("prompt_tokens")),
+            json_int(usage.get("completion_tokens")),
+        )
 
 
 def decode_response(body: Any) -> ResponseInfo:
@@ -131,10 +136,10 @@ def decode_response(body: Any) -> ResponseInfo:
     _finish(info, choice.get("finish_reason"))
     if info.terminal is None:
         info.issues.append(Issue("response-body", "no choice with a finish_reason"))
-    msg = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+    msg: Any = choice.get("message") if isinstance(choice.get("message"), dict) else {}
     for tc in msg.get("tool_calls") or ():
         if isinstance(tc, dict):
-            fn = tc.get("function") if isinstance(tc.get("function"), dict) else {}
+            fn: Any = tc.get("function") if isinstance(tc.get("function"), dict) else {}
             info.calls.append(finished_call(tc.get("id"), None, fn.get("name"), fn.get("arguments")))
     if isinstance(msg.get("function_call"), dict):  # legacy single function call
         fc = msg["function_call"]
@@ -164,7 +169,7 @@ class ChatStream(StreamMachine):
         if not self._stopped:  # the SDK stops reading at [DONE] (or already did, at an error)
             self._done = self._stopped = True
 
-    def feed(self, chunk: dict, offset: int | None = None) -> None:
+    def feed(self, chunk: dict[str, Any], offset: int | None = None) -> None:
         if self._stopped or not isinstance(chunk, dict):
             return
         self._chunks += 1
@@ -178,17 +183,17 @@ class ChatStream(StreamMachine):
         for choice in chunk.get("choices") or ():
             if not isinstance(choice, dict):
                 continue
-            ci = _int(choice.get("index")) or 0
-            delta = choice.get("delta") if isinstance(choice.get("delta"), dict) else {}
+            ci = json_int(choice.get("index")) or 0
+            delta: Any = choice.get("delta") if isinstance(choice.get("delta"), dict) else {}
             for tc in delta.get("tool_calls") or ():
                 if isinstance(tc, dict):
                     self._tool_delta(ci, tc, offset)
             if ci == 0:
                 _finish(info, choice.get("finish_reason"))
 
-    def _tool_delta(self, ci: int, tc: dict, offset: int | None) -> None:
-        fn = tc.get("function") if isinstance(tc.get("function"), dict) else {}
-        idx = _int(tc.get("index"))
+    def _tool_delta(self, ci: int, tc: dict[str, Any], offset: int | None) -> None:
+        fn: Any = tc.get("function") if isinstance(tc.get("function"), dict) else {}
+        idx = json_int(tc.get("index"))
         key = (ci, idx if idx is not None else _str(tc.get("id")))
         cid, name = _str(tc.get("id")), _str(fn.get("name"))
         st = self._open.get(key)

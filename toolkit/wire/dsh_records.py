@@ -5,10 +5,9 @@ line numbers; ``SessionDecoder`` yields ``Event`` for every event (packed ``*-ch
 embedded streams expanded into one ``assistant/chunk`` event per member), ``ToolResult`` for every
 tool result, one ``Decoded`` per model step (turn, step) and ``Problem`` for a line it cannot read.
 
-Format: deepseek-ai/deepseek-harness ``packages/core/session/src/types.ts`` and ``chunk-rows.ts``
-(V0, 0.1.1-rc.2); V3/V4 per zsagi1368/deepseek-harness-zDSH ``docs/session-format-status.md``.
-Notes in ``/work/shared/reference/dsh.md`` §9 and §11; where the real logs differ from that
-description the real logs win (see the comments marked "real logs").
+The format's vocabulary (record types, versions, reasons, field names) and its upstream sources are
+in ``toolkit.knowledge.dsh_session``; where DSH's own logs differ from the format's description the
+real logs win (see the comments marked "real logs").
 """
 
 from __future__ import annotations
@@ -16,58 +15,47 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
-from toolkit.wire.json_text import json_kind, parse_arguments
-from toolkit.wire.records import Call, Decoded, Event, Exchange, Issue, Problem, Tool, ToolResult
+from toolkit.errors import InputError
+from toolkit.knowledge.dsh_session import (
+    ASSISTANT_ATTEMPT,
+    ASSISTANT_CHUNK,
+    ASSISTANT_MESSAGE,
+    FINISH_TERMINALS,
+    HEADER_TYPE,
+    PACKED_TYPES,
+    PROVIDER_APIS,
+    REQUEST_CONTEXT,
+    REQUEST_HEADER,
+    STEP_END,
+    STEP_START,
+    TOOL_CALL,
+    TOOL_RESULT,
+    TURN_END,
+    TURN_END_TERMINALS,
+    TURN_START,
+    USAGE_FIELDS,
+)
+from toolkit.wire.json_text import json_int, json_kind, parse_arguments
+from toolkit.wire.records import WIRE_APIS, Call, Decoded, Event, Exchange, Issue, Problem, Tool, ToolResult
 from toolkit.wire.schemas import strict_state
+
+__all__ = [
+    "Record",
+    "SessionDecoder",
+    "SessionHeaderError",
+    "content_text",
+    "decode_lines",
+    "expand_packed",
+    "is_session_header",
+    "tool_result_parts",
+]
 
 Record = Event | ToolResult | Decoded | Problem
 
-HEADER_TYPE = "session"
-KNOWN_VERSIONS = (0, 3, 4)  # V1/V2 were never released as defaults; read like V0
 
-#: Packed row type → the ``assistant/chunk`` type each member stands for (``chunk-rows.ts``).
-PACKED_TYPES = {
-    "tool-call-chunks": "tool-call-delta",
-    "text-chunks": "text-delta",
-    "reasoning-chunks": "reasoning-delta",
-}
-
-#: Snapshot placeholder in the 0.1.1-rc.2 test fixtures' ``request/header.header.tools``.
-TOOLS_PLACEHOLDER = "{{tools}}"
-
-#: ``assistant/chunk`` finish ``reason.kind`` → terminal state.
-FINISH_TERMINALS = {
-    "stop": "completed",
-    "tool-calls": "completed",
-    "max-tokens": "incomplete",
-    "error": "failed",
-    "aborted": "cut",
-}
-
-#: ``turn/end`` ``reason.kind`` → terminal state of a step that has no finish chunk of its own.
-#: ``blocked`` (a hook stopped the turn) and V4 ``forked`` end the step without an answer: cut.
-TURN_END_TERMINALS = {
-    "completed": "completed",
-    "max-tokens": "incomplete",
-    "error": "failed",
-    "aborted": "cut",
-    "interrupted": "cut",
-    "blocked": "cut",
-    "forked": "cut",
-}
-
-#: pi-ai / llm-pi-ai ``api`` (dsh.md §2.1) → ``records.APIS``.
-PROVIDER_APIS = {
-    "openai-completions": "chat",
-    "openai-responses": "responses",
-    "azure-openai-responses": "responses",
-    "openai-codex-responses": "responses",
-}
-
-
-class SessionHeaderError(ValueError):
+class SessionHeaderError(InputError):
     """The first line of a file is not a DSH session header (the file is not a session log)."""
 
 
@@ -76,8 +64,8 @@ class SessionHeaderError(ValueError):
 
 
 def expand_packed(
-    row_type: str, data: Mapping, *, seq0: Any = None, time0: Any = None
-) -> tuple[list[tuple[int | None, float | None, dict]], str | None]:
+    row_type: str, data: Mapping[str, Any], *, seq0: Any = None, time0: Any = None
+) -> tuple[list[tuple[int | None, float | None, Any]], str | None]:
     """One packed ``*-chunks`` row → ``[(seq, time_ms, chunk), ...]`` plus a note if it is off.
 
     Member k has ``seq = seq0 + k`` and ``time = time0 + sum(dt[:k])``; both stay ``None`` when
@@ -113,7 +101,7 @@ def expand_packed(
     return out, note
 
 
-def tool_result_parts(data: Mapping) -> list[tuple[Any, Any, Any]]:
+def tool_result_parts(data: Mapping[str, Any]) -> list[tuple[Any, Any, Any]]:
     """``tool/result`` data → ``[(call_id, is_error, content), ...]`` for each result it holds.
 
     Three layouts: V0/V3 ``message.content[{type:'tool-result', toolCallId, content, isError}]``;
@@ -122,7 +110,7 @@ def tool_result_parts(data: Mapping) -> list[tuple[Any, Any, Any]]:
     """
     msg = data.get("message")
     if isinstance(msg, dict):
-        source = msg.get("source") if isinstance(msg.get("source"), dict) else {}
+        source: Any = msg.get("source") if isinstance(msg.get("source"), dict) else {}
         if msg.get("role") == "tool" or "toolCallId" in msg:
             return [(msg.get("toolCallId", source.get("callId")), msg.get("isError"), msg.get("content"))]
         content = msg.get("content")
@@ -171,15 +159,16 @@ class _Step:
     first_time: float | None = None  # ms
     last_time: float | None = None  # ms
     streamed: bool = False
-    finish: dict | None = None  # reason of the latest finish chunk
-    finish_replay: dict | None = None
-    failed_attempts: list = field(default_factory=list)  # reasons of finishes followed by a retry
-    usage: dict | None = None
-    message: dict | None = None  # the assistant/message data
-    tool_calls: dict = field(default_factory=dict)  # call id → tool/call data (in order)
-    model_calls: dict = field(default_factory=dict)  # call id → (name, arguments) from block-end/message
-    deltas: dict = field(default_factory=dict)  # call id or index → [id, name, [deltas]]
-    issues: list = field(default_factory=list)
+    finish: dict[str, Any] | None = None  # reason of the latest finish chunk
+    finish_replay: dict[str, Any] | None = None
+    failed_attempts: list[dict[str, Any]] = field(default_factory=list)  # reasons of finishes followed by a retry
+    usage: dict[str, Any] | None = None
+    message: dict[str, Any] | None = None  # the assistant/message data
+    tool_calls: dict[Any, dict[str, Any]] = field(default_factory=dict)  # call id → tool/call data (in order)
+    # call id → (name, arguments) from block-end/message
+    model_calls: dict[Any, tuple[Any, Any]] = field(default_factory=dict)
+    deltas: dict[Any, list[Any]] = field(default_factory=dict)  # call id or index → [id, name, [deltas]]
+    issues: list[Issue] = field(default_factory=list)
     ended: bool = False  # step/end seen
     turn_reason: Any = None  # turn/end data of its turn, once seen
 
@@ -190,21 +179,21 @@ class SessionDecoder:
     ``read_header`` takes the first line (raising ``SessionHeaderError`` if it is not a session
     header), ``feed_line`` every later one, ``close`` flushes the steps still open at the end.
     ``provider_apis`` maps a provider route id to its api (``openai-completions``, ... or one of
-    ``records.APIS``) when the caller knows it from the settings; the log itself rarely says.
+    ``records.WIRE_APIS``) when the caller knows it from the settings; the log itself rarely says.
     """
 
     def __init__(self, source: str, *, provider_apis: Mapping[str, str] | None = None):
         self.source = source
         self.provider_apis = dict(provider_apis or {})
-        self.header: dict | None = None
+        self.header: dict[str, Any] | None = None
         self.version: int | None = None
         self._steps: dict[tuple[int, int], _Step] = {}  # open or waiting for their turn's end
         self._emitted: set[tuple[int, int]] = set()
         self._open: tuple[int, int] | None = None  # between step/start and step/end
-        self._config: dict = {}
+        self._config: dict[str, Any] = {}
         self._tools: Any = None
         self._tools_line: int | None = None
-        self._context: dict = {}
+        self._context: dict[str, Any] = {}
         self._pending_issues: list[Issue] = []
 
     # -- input ---------------------------------------------------------------------------------
@@ -255,7 +244,7 @@ class SessionDecoder:
     def _bad_line(self, line: int, what: str) -> Problem:
         return Problem(self.source, f"line {line}", "bad-line", f"line {line}: {what}")
 
-    def _on_header(self, obj: dict, line: int) -> list[Record]:
+    def _on_header(self, obj: dict[str, Any], line: int) -> list[Record]:
         if self.header is None:
             self.header = obj
             version = obj.get("version")
@@ -265,7 +254,7 @@ class SessionDecoder:
         time = created / 1000 if _is_number(created) else None
         return [Event(self.source, f"line {line}", HEADER_TYPE, None, time, None, None, obj)]
 
-    def _on_event(self, obj: dict, kind: str, line: int) -> list[Record]:
+    def _on_event(self, obj: dict[str, Any], kind: str, line: int) -> list[Record]:
         data = obj.get("data")
         d = data if isinstance(data, dict) else {}
         seq = obj.get("seq") if _is_int(obj.get("seq")) else None
@@ -274,15 +263,16 @@ class SessionDecoder:
         step_no = d.get("step") if _is_int(d.get("step")) else None
         out: list[Record] = []
 
-        if kind == "turn/start" and turn is not None:
+        if kind == TURN_START and turn is not None:
             # a new turn while an older one never ended: the log was cut (crash, then resume)
-            for key in [k for k in self._steps if k[0] < turn]:
-                out.append(self._emit(key, at_eof=True))
+            for older in [k for k in self._steps if k[0] < turn]:
+                out.append(self._emit(older, at_eof=True))
 
         key = (turn, step_no) if turn is not None and step_no is not None else None
-        if kind == "step/start" and key is not None:
+        if kind == STEP_START and key is not None:
             self._open = key
-        st = self._step(key or self._open, line, time_ms) if (key or self._open) else None
+        where = key or self._open
+        st = self._step(where, line, time_ms) if where else None
         event = Event(
             self.source,
             f"line {line}",
@@ -296,32 +286,32 @@ class SessionDecoder:
         )
         out.insert(0, event)
 
-        if kind == "request/header":
+        if kind == REQUEST_HEADER:
             self._on_request_header(d, line)
-        elif kind == "request/context":
+        elif kind == REQUEST_CONTEXT:
             self._context = {k: d.get(k) for k in ("provider", "model") if isinstance(d.get(k), str)}
         elif st is not None:
-            if kind == "assistant/chunk":
+            if kind == ASSISTANT_CHUNK:
                 self._on_chunk(st, d.get("chunk"))
-            elif kind == "assistant/message":
+            elif kind == ASSISTANT_MESSAGE:
                 out.extend(self._on_message(st, d, line, time_ms))
-            elif kind == "assistant/attempt":
+            elif kind == ASSISTANT_ATTEMPT:
                 out.extend(self._on_stream(st, d.get("stream"), line, time_ms))
-            elif kind == "tool/call":
+            elif kind == TOOL_CALL:
                 cid = d.get("callId")
                 st.tool_calls[cid if cid is not None else f"#{len(st.tool_calls)}"] = d
-            elif kind == "tool/result":
+            elif kind == TOOL_RESULT:
                 out.extend(self._tool_results(d, st.exchange_id, turn, step_no))
-        elif kind == "tool/result":
+        elif kind == TOOL_RESULT:
             out.extend(self._tool_results(d, None, turn, step_no))
 
-        if kind == "step/end" and key is not None and key in self._steps:
+        if kind == STEP_END and key is not None and key in self._steps:
             self._steps[key].ended = True
             if self._open == key:
                 self._open = None
             if self._knows_terminal(self._steps[key]):
                 out.append(self._emit(key))
-        elif kind == "turn/end":
+        elif kind == TURN_END:
             for k in [k for k in self._steps if turn is None or k[0] == turn]:
                 self._steps[k].turn_reason = d if d else {"kind": None}
                 out.append(self._emit(k))
@@ -329,7 +319,7 @@ class SessionDecoder:
                 self._open = None
         return out
 
-    def _on_packed(self, obj: dict, kind: str, line: int) -> list[Record]:
+    def _on_packed(self, obj: dict[str, Any], kind: str, line: int) -> list[Record]:
         data = obj.get("data")
         d = data if isinstance(data, dict) else {}
         turn = d.get("turn") if _is_int(d.get("turn")) else None
@@ -353,7 +343,7 @@ class SessionDecoder:
                 Event(
                     self.source,
                     f"line {line}",
-                    "assistant/chunk",
+                    ASSISTANT_CHUNK,
                     seq,
                     _seconds(time_ms),
                     turn,
@@ -419,12 +409,12 @@ class SessionDecoder:
             if isinstance(block, dict) and block.get("type") == "tool-call":
                 st.model_calls[block.get("id")] = (block.get("name"), block.get("arguments"))
 
-    def _on_message(self, st: _Step, d: dict, line: int, time_ms: float | None) -> list[Record]:
+    def _on_message(self, st: _Step, d: dict[str, Any], line: int, time_ms: float | None) -> list[Record]:
         out = self._on_stream(st, d.get("stream"), line, time_ms)  # V3: its chunks come first
         st.message = d
         if isinstance(d.get("usage"), dict):
             st.usage = d["usage"]
-        msg = d.get("message") if isinstance(d.get("message"), dict) else d  # real logs: content may sit in data
+        msg: Any = d.get("message") if isinstance(d.get("message"), dict) else d  # real logs: content may sit in data
         content = msg.get("content")
         if isinstance(content, list):
             for part in content:
@@ -459,7 +449,7 @@ class SessionDecoder:
                     Event(
                         self.source,
                         f"line {line}",
-                        "assistant/chunk",
+                        ASSISTANT_CHUNK,
                         None,
                         _seconds(t),
                         st.turn,
@@ -475,8 +465,10 @@ class SessionDecoder:
                 self._on_chunk(st, chunk)
         return out
 
-    def _tool_results(self, d: dict, exchange_id: str | None, turn: int | None, step: int | None) -> list[ToolResult]:
-        error = d.get("error") if isinstance(d.get("error"), dict) else {}
+    def _tool_results(
+        self, d: dict[str, Any], exchange_id: str | None, turn: int | None, step: int | None
+    ) -> list[ToolResult]:
+        error: Any = d.get("error") if isinstance(d.get("error"), dict) else {}
         out = []
         for call_id, is_error, content in tool_result_parts(d):
             out.append(
@@ -493,8 +485,8 @@ class SessionDecoder:
             )
         return out
 
-    def _on_request_header(self, d: dict, line: int) -> None:
-        header = d.get("header") if isinstance(d.get("header"), dict) else {}
+    def _on_request_header(self, d: dict[str, Any], line: int) -> None:
+        header: Any = d.get("header") if isinstance(d.get("header"), dict) else {}
         self._config = header.get("config") if isinstance(header.get("config"), dict) else {}
         self._tools = header.get("tools")
         self._tools_line = line
@@ -534,8 +526,8 @@ class SessionDecoder:
 
         # model / provider: the request/header config, then what the answer says, then request/context
         msg = st.message or {}
-        inner = msg.get("message") if isinstance(msg.get("message"), dict) else {}
-        answered = inner.get("source") if isinstance(inner.get("source"), dict) else {}
+        inner: Any = msg.get("message") if isinstance(msg.get("message"), dict) else {}
+        answered: Any = inner.get("source") if isinstance(inner.get("source"), dict) else {}
         if not answered and isinstance(msg.get("provenance"), dict):  # real logs: V0 provenance form
             answered = msg["provenance"]
         for attr in ("model", "provider"):
@@ -548,17 +540,15 @@ class SessionDecoder:
         self._set_terminal(ex, st, issues, at_eof)
 
         usage = st.usage or {}
-        ex.input_tokens = _int(usage.get("inputTokens"))
-        ex.output_tokens = _int(usage.get("outputTokens"))
-        ex.cache_read_tokens = _int(usage.get("cacheReadTokens"))
-        ex.reasoning_tokens = _int(usage.get("reasoningTokens"))
+        for name, column in USAGE_FIELDS.items():
+            setattr(ex, column, json_int(usage.get(name)))
 
         tools = self._tool_rows()
         issues.extend(self._pending_issues)
         self._pending_issues = []
         return Decoded(ex, tools=tools, calls=self._calls(st, issues), issues=issues)
 
-    def _api(self, provider: str | None, st: _Step, answered: Mapping) -> str:
+    def _api(self, provider: str | None, st: _Step, answered: Mapping[str, Any]) -> str:
         candidates = [self._config.get("api")]
         for replay in (st.finish_replay, answered.get("replayState")):
             if isinstance(replay, dict) and isinstance(replay.get("response"), dict):
@@ -569,7 +559,7 @@ class SessionDecoder:
             if isinstance(api, str):
                 if api in PROVIDER_APIS:
                     return PROVIDER_APIS[api]
-                if api in ("responses", "chat"):
+                if api != "other" and api in WIRE_APIS:
                     return api
         return "other"
 
@@ -588,7 +578,7 @@ class SessionDecoder:
         failure = None
         if st.finish is not None:
             kind = st.finish.get("kind")
-            ex.terminal = FINISH_TERMINALS.get(kind)
+            ex.terminal = FINISH_TERMINALS.get(kind) if isinstance(kind, str) else None  # a list would not hash
             if ex.terminal is None:
                 issues.append(Issue("finish", f"unknown finish reason {kind!r}"))
             failure = st.finish.get("failure")
@@ -599,7 +589,8 @@ class SessionDecoder:
         elif st.turn_reason is not None:
             reason = st.turn_reason.get("reason")
             if isinstance(reason, dict):
-                ex.terminal = TURN_END_TERMINALS.get(reason.get("kind"))
+                end_kind = reason.get("kind")
+                ex.terminal = TURN_END_TERMINALS.get(end_kind) if isinstance(end_kind, str) else None
                 failure = reason.get("error")
                 if ex.terminal is None:
                     issues.append(Issue("turn-end", f"unknown turn/end reason {reason.get('kind')!r}"))
@@ -610,7 +601,7 @@ class SessionDecoder:
         if isinstance(failure, dict):
             ex.error_code = _str(failure.get("code"))
             ex.error_message = _str(failure.get("message"))
-            ex.status = _int(failure.get("status"))
+            ex.status = json_int(failure.get("status"))
 
     def _tool_rows(self) -> list[Tool]:
         if not isinstance(self._tools, list):
@@ -625,7 +616,7 @@ class SessionDecoder:
 
     def _calls(self, st: _Step, issues: list[Issue]) -> list[Call]:
         calls = []
-        seen: set = set()
+        seen: set[Any] = set()
         for d in st.tool_calls.values():  # what DSH dispatched: the authoritative record
             calls.append(_call(d.get("callId"), d.get("name"), d.get("arguments"), complete=True))
             seen.add(d.get("callId"))
@@ -674,16 +665,12 @@ def _parse_line(raw: bytes | str, *, first: bool = False) -> tuple[Any, str | No
         return None, "invalid JSON: nested too deeply"
 
 
-def _is_int(v: Any) -> bool:
+def _is_int(v: Any) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _is_number(v: Any) -> bool:
+def _is_number(v: Any) -> TypeGuard[int | float]:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-def _int(v: Any) -> int | None:
-    return int(v) if _is_number(v) else None
 
 
 def _str(v: Any) -> str | None:

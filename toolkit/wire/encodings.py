@@ -9,6 +9,9 @@ from __future__ import annotations
 import base64
 import binascii
 import zlib
+from collections.abc import Callable
+
+__all__ = ["MAX_BODY_BYTES", "BodyDecodeError", "BodyTooLarge", "decode_base64", "decode_content", "sniff_compression"]
 
 #: Default ceiling on a decoded body (documented in the README, "Limits").
 MAX_BODY_BYTES = 64 * 1024 * 1024
@@ -75,7 +78,7 @@ def sniff_compression(data: bytes) -> str | None:
     return None
 
 
-def _zlib_family(wbits: int):
+def _zlib_family(wbits: int) -> Callable[[bytes, int], bytes]:
     def decode(data: bytes, cap: int) -> bytes:
         d = zlib.decompressobj(wbits)
         try:

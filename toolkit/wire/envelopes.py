@@ -10,10 +10,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+__all__ = ["ErrorFields", "decode_error_body", "error_fields"]
+
 ErrorFields = tuple[str | None, str | None, str | None]
 
 
-def decode_error_body(body: bytes | str | dict | list | None) -> ErrorFields:
+def decode_error_body(body: bytes | str | dict[str, Any] | list[Any] | None) -> ErrorFields:
     """Never raises; ``(None, None, None)`` when the body says nothing."""
     if isinstance(body, (bytes, bytearray)):
         body = body.decode("utf-8", errors="replace")

@@ -7,15 +7,30 @@ decoded in exactly one place.
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Protocol
 
 from toolkit.wire import chat, responses
 from toolkit.wire.envelopes import decode_error_body
 from toolkit.wire.json_text import describe_json_error
 from toolkit.wire.records import Decoded, Exchange, Issue
 
+__all__ = ["apply_result", "decode_exchange"]
+
 _SSE_STARTS = ("event:", "data:", ":", "id:", "retry:")
-_MODULES = {"responses": responses, "chat": chat}
+
+
+class _ApiDecoder(Protocol):
+    """What ``responses`` and ``chat`` each provide (modules, typed as one interface)."""
+
+    def decode_request(self, body: Any) -> responses.RequestInfo: ...
+
+    def decode_response(self, body: Any) -> responses.ResponseInfo: ...
+
+    def decode_stream(self, chunks: bytes | str | Iterable[bytes]) -> responses.ResponseInfo: ...
+
+
+_MODULES: dict[str, _ApiDecoder] = {"responses": responses, "chat": chat}
 
 
 def decode_exchange(
@@ -102,7 +117,7 @@ def apply_result(out: Decoded, result: responses.ResponseInfo) -> None:
 
 def _decode_response(api: str, text: str, sse_bytes: bytes | None, out: Decoded) -> responses.ResponseInfo | None:
     """JSON body → decode_response; SSE (raw bytes, so issue offsets are true byte offsets) → stream."""
-    module = _MODULES.get(api)
+    module: _ApiDecoder | None = _MODULES.get(api)
     if sse_bytes is not None:
         return (module or responses).decode_stream(sse_bytes)
     try:
@@ -121,7 +136,8 @@ def _text(body: Any) -> str | None:
         return None
     if isinstance(body, (bytes, bytearray)):
         body = bytes(body).decode("utf-8", errors="replace")
-    return body[1:] if body.startswith("\ufeff") else body
+    text: str = body
+    return text[1:] if text.startswith("\ufeff") else text
 
 
 def _api(path: str | None, req: Any) -> str:
@@ -154,4 +170,4 @@ def _is_sse(text: str, content_type: str | None) -> bool:
         return False  # a JSON body (often an error) even if labelled text/event-stream
     if head.startswith(_SSE_STARTS):
         return True
-    return bool(content_type) and content_type.split(";")[0].strip().lower() == "text/event-stream"
+    return content_type is not None and content_type.split(";")[0].strip().lower() == "text/event-stream"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+__all__ = ["describe_json_error", "json_int", "json_kind", "parse_arguments"]
+
 
 def describe_json_error(e: json.JSONDecodeError) -> str:
     """One wording for bad JSON everywhere: 'invalid JSON at char 17: Expecting ',' delimiter'."""
@@ -28,7 +30,19 @@ def json_kind(value: Any) -> str:
     return type(value).__name__
 
 
-def parse_arguments(raw: Any) -> tuple[dict | None, str | None]:
+def json_int(value: Any) -> int | None:
+    """An integer from a decoded JSON value: an int, or a float without a fraction (JSON has one number
+    type, so ``3.0`` is ``3``); booleans, fractions, non-finite numbers and text are ``None``."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None]:
     """A tool call's arguments string as the model emitted it → ``(object, None)`` or ``(None, why not)``."""
     if raw is None:
         return None, "no arguments string"

@@ -9,8 +9,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+__all__ = [
+    "STRICT_STATES",
+    "TERMINALS",
+    "WIRE_APIS",
+    "Call",
+    "Decoded",
+    "EntryCount",
+    "Event",
+    "Exchange",
+    "Header",
+    "InputPart",
+    "Issue",
+    "Problem",
+    "Tool",
+    "ToolResult",
+]
+
 # Small vocabularies, fixed so that filters and plots are predictable.
-APIS = ("responses", "chat", "other")
+WIRE_APIS = ("responses", "chat", "other")  # which OpenAI wire API an exchange speaks
 TERMINALS = ("completed", "incomplete", "failed", "cut", "http-error")
 STRICT_STATES = ("absent", "null", "false", "true")
 
@@ -68,7 +85,7 @@ class Call:
     item_id: str | None
     name: str | None
     arguments_raw: str | None
-    arguments: dict | None = None
+    arguments: dict[str, Any] | None = None
     parse_error: str | None = None
     complete: bool = True  # False when the stream was cut before the call finished
 
@@ -120,7 +137,7 @@ class Decoded:
     chunk_times: list[float] = field(default_factory=list)
     request: Any = None  # the parsed request body (kept in frames only with ``keep_bodies``)
     # the tools a Responses backend echoed in its response object, as it reads them (strict normalised)
-    echoed_tools: list | None = None
+    echoed_tools: list[Any] | None = None
 
 
 @dataclass(slots=True)

@@ -8,19 +8,39 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, Protocol, overload
 
+from toolkit.knowledge.dsh_images import PLACEHOLDER_TOOL, PLACEHOLDER_USER
 from toolkit.wire.envelopes import error_fields
-from toolkit.wire.json_text import parse_arguments
+from toolkit.wire.json_text import json_int, parse_arguments
 from toolkit.wire.records import Call, InputPart, Issue, Tool
 from toolkit.wire.schemas import strict_state
 from toolkit.wire.sse import decode_events, parse_json_events
 
-# pi-ai downgradeUnsupportedImages (src/api/transform-messages.ts:62), see reference pi-ai.md §7.
-IMAGE_PLACEHOLDERS = (
-    "(image omitted: model does not support images)",
-    "(tool image omitted: model does not support images)",
-)
+__all__ = [
+    "IMAGE_PLACEHOLDERS",
+    "Machine",
+    "RequestInfo",
+    "ResponseInfo",
+    "ResponsesStream",
+    "StreamMachine",
+    "StreamResult",
+    "base64_size",
+    "content_part",
+    "data_url_info",
+    "decode_request",
+    "decode_response",
+    "decode_stream",
+    "decode_tool",
+    "fail",
+    "finished_call",
+    "has_placeholder",
+    "run_stream",
+    "text_part",
+]
+
+#: pi-ai's ``downgradeUnsupportedImages`` texts (written once, in ``toolkit.knowledge.dsh_images``).
+IMAGE_PLACEHOLDERS = (PLACEHOLDER_USER, PLACEHOLDER_TOOL)
 
 
 @dataclass(slots=True)
@@ -42,11 +62,11 @@ class ResponseInfo:
     error_code: str | None = None  # for `incomplete`, the reason (max_output_tokens, length, …)
     error_message: str | None = None
     calls: list[Call] = field(default_factory=list)
-    usage: dict | None = None
+    usage: dict[str, Any] | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
     issues: list[Issue] = field(default_factory=list)
-    echoed_tools: list | None = None  # the response object's ``tools``: the backend's own reading
+    echoed_tools: list[Any] | None = None  # the response object's ``tools``: the backend's own reading
 
 
 StreamResult = ResponseInfo
@@ -57,10 +77,6 @@ StreamResult = ResponseInfo
 
 def _str(v: Any) -> str | None:
     return v if isinstance(v, str) else None
-
-
-def _int(v: Any) -> int | None:
-    return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
 def has_placeholder(text: Any) -> bool:
@@ -111,7 +127,7 @@ def content_part(
             img = part.get("image_url")
             row.media_type, row.byte_size = data_url_info(img.get("url") if isinstance(img, dict) else img)
         elif ptype in ("input_file", "file"):
-            f = part.get("file") if ptype == "file" and isinstance(part.get("file"), dict) else part
+            f: Any = part.get("file") if ptype == "file" and isinstance(part.get("file"), dict) else part
             data = f.get("file_data")
             if isinstance(data, str) and data[:5].lower() == "data:":
                 row.media_type, row.byte_size = data_url_info(data)
@@ -119,7 +135,7 @@ def content_part(
                 row.byte_size = base64_size(data)
             row.text = _str(f.get("filename"))
         elif ptype == "input_audio":
-            a = part.get("input_audio") if isinstance(part.get("input_audio"), dict) else part
+            a: Any = part.get("input_audio") if isinstance(part.get("input_audio"), dict) else part
             fmt = _str(a.get("format"))
             row.media_type = f"audio/{fmt}" if fmt else None
             row.byte_size = base64_size(a["data"]) if isinstance(a.get("data"), str) else None
@@ -128,7 +144,7 @@ def content_part(
 
 
 def text_part(
-    item_index: int, part_index: int, role: str | None, item_type: str, part_type: str, text: str, **kw: Any
+    item_index: int, part_index: int, role: str | None, item_type: str, part_type: str, text: str | None, **kw: Any
 ) -> InputPart:
     return InputPart(
         item_index, part_index, role, item_type, part_type, text=text, image_dropped=has_placeholder(text), **kw
@@ -155,7 +171,7 @@ def decode_tool(t: Any) -> Tool:
     if not isinstance(t, dict):
         return Tool(None, "absent", kind="invalid")
     kind = _str(t.get("type")) or "function"
-    src = t.get("function") if isinstance(t.get("function"), dict) else t
+    src: Any = t.get("function") if isinstance(t.get("function"), dict) else t
     return Tool(_str(src.get("name")), strict_state(t), src.get("parameters"), _str(src.get("description")), kind)
 
 
@@ -224,7 +240,7 @@ def _input_item(i: int, item: Any, info: RequestInfo) -> None:
 _STATUS = {"completed": "completed", "incomplete": "incomplete", "failed": "failed", "cancelled": "failed"}
 
 
-def _apply_response(info: ResponseInfo, resp: dict, status: Any = None) -> None:
+def _apply_response(info: ResponseInfo, resp: dict[str, Any], status: Any = None) -> None:
     """Model, usage and terminal state from a Response object (body or stream event); a terminal
     event's name overrides the object's ``status``."""
     info.model = _str(resp.get("model")) or info.model
@@ -233,7 +249,10 @@ def _apply_response(info: ResponseInfo, resp: dict, status: Any = None) -> None:
     usage = resp.get("usage")
     if isinstance(usage, dict):
         info.usage = usage
-        info.input_tokens, info.output_tokens = _int(usage.get("input_tokens")), _int(usage.get("output_tokens"))
+        info.input_tokens, info.output_tokens = (
+            json_int(usage.get("input_tokens")),
+            json_int(usage.get("output_tokens")),
+        )
     status = status or resp.get("status")
     terminal = _STATUS.get(status) if isinstance(status, str) else None
     if terminal == "failed":
@@ -277,7 +296,19 @@ class _CallState:
     name: str | None = None
     deltas: list[str] = field(default_factory=list)
     done_args: str | None = None  # from function_call_arguments.done
-    final: dict | None = None  # the output_item.done item (or the terminal output's item)
+    final: dict[str, Any] | None = None  # the output_item.done item (or the terminal output's item)
+
+
+class Machine(Protocol):
+    """What ``run_stream`` drives: one parsed SSE payload at a time, then the result."""
+
+    def bad_frame(self, offset: int, error: str) -> None: ...
+
+    def done(self, offset: int | None = None) -> None: ...
+
+    def feed(self, ev: dict[str, Any], offset: int | None = None) -> None: ...
+
+    def finish(self) -> ResponseInfo: ...
 
 
 class StreamMachine:
@@ -301,7 +332,7 @@ class ResponsesStream(StreamMachine):
         super().__init__()
         self._calls: list[_CallState] = []
         self._by_item: dict[str, _CallState] = {}
-        self._by_index: dict[int, _CallState] = {}
+        self._by_index: dict[int | None, _CallState] = {}
         self._stopped = False  # the client stops reading after an error or [DONE]
         self._events = 0
         self._last_seq: int | None = None
@@ -310,16 +341,17 @@ class ResponsesStream(StreamMachine):
         """``data: [DONE]`` (not part of Responses): openai-python stops reading there."""
         self._stopped = True
 
-    def feed(self, ev: dict, offset: int | None = None) -> None:
+    def feed(self, ev: dict[str, Any], offset: int | None = None) -> None:
         if self._stopped or not isinstance(ev, dict):
             return
         self._events += 1
-        seq = _int(ev.get("sequence_number"))
+        seq = json_int(ev.get("sequence_number"))
         if seq is not None:
             if self._last_seq is not None and seq <= self._last_seq:
                 self._issue("sse-order", f"sequence_number {seq} after {self._last_seq}", offset)
             self._last_seq = seq
         info = self.info
+        st: _CallState | None
         etype = ev.get("type")
         if ev.get("error"):  # the SDK raises APIError on any truthy top-level "error"
             fail(info, ev)
@@ -345,15 +377,15 @@ class ResponsesStream(StreamMachine):
         if etype == "response.output_item.added":
             item = ev.get("item")
             if isinstance(item, dict) and item.get("type") == "function_call":
-                st = self._state(_str(item.get("id")), _int(ev.get("output_index")), create=True)
+                st = self._state(_str(item.get("id")), json_int(ev.get("output_index")), create=True)
                 st.call_id, st.name = _str(item.get("call_id")), _str(item.get("name"))
                 if isinstance(item.get("arguments"), str) and item["arguments"]:
                     st.deltas.append(item["arguments"])
         elif etype in ("response.function_call_arguments.delta", "response.function_call_arguments.done"):
-            st = self._state(_str(ev.get("item_id")), _int(ev.get("output_index")))
+            st = self._state(_str(ev.get("item_id")), json_int(ev.get("output_index")))
             if st is None:
                 self._issue("sse-call", f"{etype} for unknown item {ev.get('item_id')!r}", offset)
-                st = self._state(_str(ev.get("item_id")), _int(ev.get("output_index")), create=True)
+                st = self._state(_str(ev.get("item_id")), json_int(ev.get("output_index")), create=True)
             if etype.endswith(".delta"):
                 if isinstance(ev.get("delta"), str):
                     st.deltas.append(ev["delta"])
@@ -363,8 +395,14 @@ class ResponsesStream(StreamMachine):
         elif etype == "response.output_item.done":
             item = ev.get("item")
             if isinstance(item, dict) and item.get("type") == "function_call":
-                st = self._state(_str(item.get("id")), _int(ev.get("output_index")), create=True)
+                st = self._state(_str(item.get("id")), json_int(ev.get("output_index")), create=True)
                 st.final = item
+
+    @overload
+    def _state(self, item_id: str | None, index: int | None, create: Literal[True]) -> _CallState: ...
+
+    @overload
+    def _state(self, item_id: str | None, index: int | None, create: bool = False) -> _CallState | None: ...
 
     def _state(self, item_id: str | None, index: int | None, create: bool = False) -> _CallState | None:
         st = self._by_item.get(item_id) if item_id else self._by_index.get(index)
@@ -424,7 +462,7 @@ def decode_stream(chunks: bytes | str | Iterable[bytes]) -> ResponseInfo:
     return run_stream(ResponsesStream(), chunks)
 
 
-def run_stream(machine: Any, chunks: bytes | str | Iterable[bytes]) -> ResponseInfo:
+def run_stream(machine: Machine, chunks: bytes | str | Iterable[bytes]) -> ResponseInfo:
     """Drive a stream machine (Responses or Chat) over SSE bytes; shared by both APIs."""
     for offset, payload, error in parse_json_events(decode_events(chunks)):
         if error is not None:

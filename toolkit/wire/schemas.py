@@ -10,6 +10,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+__all__ = ["SchemaFacts", "canonical_json", "schema_facts", "schema_hash", "strict_state"]
+
 _MISSING = object()
 _CACHE_MAX = 4096
 _facts_cache: dict[str, SchemaFacts] = {}

@@ -11,8 +11,11 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from toolkit.wire.json_text import describe_json_error
+
+__all__ = ["DONE_PREFIX", "SSEDecoder", "SSEEvent", "decode_events", "parse_json_events"]
 
 _BOM = b"\xef\xbb\xbf"
 _EOL = re.compile(rb"[\r\n]")
@@ -162,7 +165,7 @@ def _decode_lf_body(data: bytes) -> list[SSEEvent]:
     return out + dec.close()
 
 
-def parse_json_events(events: Iterable[SSEEvent]) -> Iterator[tuple[int, dict | None, str | None]]:
+def parse_json_events(events: Iterable[SSEEvent]) -> Iterator[tuple[int, dict[str, Any] | None, str | None]]:
     """Yield ``(offset, payload, error)`` per frame. ``(offset, None, None)`` is the ``[DONE]``
     marker; a frame that is not a JSON object, or never finished, yields an error string."""
     for ev in events:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+__all__ = ["MAX_PREFIX", "TNetStringError", "parse", "read_prefix"]
+
 MAX_PREFIX = 12  # digits of a length prefix (mitmproxy flows stay far below 10**12 bytes)
 
 

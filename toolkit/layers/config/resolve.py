@@ -1,0 +1,640 @@
+"""Settings → routes, models and defaults, the way DSH's llm-pi-ai and then pi-ai resolve them.
+
+Resolution follows llm-pi-ai's ``resolveProfiles`` / ``resolveRouteModels`` (``deepseek-ai/deepseek-harness``
+``packages/llm/llm-pi-ai/src/{config,catalog}.ts``) and what pi-ai then does with the result; every
+refusal quotes DSH's own text (``toolkit.knowledge.dsh_settings``). The file is read with a safe YAML
+loader; for an ``apiKeyEnv`` only whether that variable is set is recorded, never its value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from toolkit.capture.frames import declare, fixed
+from toolkit.knowledge import dsh_images, pi_ai
+from toolkit.knowledge import dsh_settings as dsh
+from toolkit.layers.config.findings import Finding
+from toolkit.sources import yaml_text
+from toolkit.sources.yaml_text import Edit, Loc
+
+__all__ = ["MODELS", "ROUTES", "TEXT_SOURCE", "TOOL_STRICT", "ModelContext", "Resolver", "RouteContext"]
+
+TEXT_SOURCE = "<text>"  # the source of settings given as text= (a path is named as given)
+TOOL_STRICT = ("absent", "null", "false", "true", "n/a")
+
+ROUTES = declare(
+    "config.routes",
+    {
+        "route": "string",
+        "display_name": "string",
+        "api": "string",  # as written (a wrong api is data to report, not a category to drop)
+        "base_url": "string",
+        "api_key_env": "string",
+        "api_key_set": "boolean",
+        "default_input": object,  # tuple of modalities
+        "default_context_window": "Int64",
+        "default_max_tokens": "Int64",
+        "compat": object,  # the route's compat mapping as declared, or None
+        "line": "Int64",
+    },
+)
+MODELS = declare(
+    "config.models",
+    {
+        "route": "string",
+        "id": "string",
+        "name": "string",
+        "api": "string",
+        "base_url": "string",
+        "input": object,  # tuple of modalities
+        "input_source": "string",
+        "context_window": "Int64",
+        "context_window_source": "string",
+        "max_tokens": "Int64",
+        "max_tokens_source": "string",
+        "supports_strict_mode": "boolean",
+        "strict_mode_source": "string",
+        "strict_mode_local_default": "boolean",
+        "strict_mode_winner": "string",
+        "tool_strict": fixed(*TOOL_STRICT),
+        "line": "Int64",
+    },
+)
+
+
+@dataclass(frozen=True)
+class RouteContext:
+    """One ``llm-pi-ai.providers.<route>`` profile, with what the route resolves for its models."""
+
+    route: str
+    profile: dict[str, Any]
+    path: tuple[Any, ...]
+    default_input: tuple[str, ...]
+    compat: dict[str, Any] | None
+    catalog: dict[str, Any]  # the installed catalog's entries for this route, by model id
+
+
+@dataclass(frozen=True)
+class ModelContext:
+    """One model entry of a route."""
+
+    route: RouteContext
+    entry: dict[str, Any]
+    id: str
+    api: str
+    path: tuple[Any, ...]
+    compat: dict[str, Any]  # the entry's own compat
+    catalog: dict[str, Any]  # the catalog's entry for this model, or {}
+
+
+class Resolver:
+    """One run over one settings text; fills ``routes``, ``models``, ``findings`` and the defaults."""
+
+    def __init__(
+        self, text: str, env: Mapping[str, str], version: str, catalog: dict[str, Any], source: str = TEXT_SOURCE
+    ):
+        self.text, self.env, self.version, self.catalog, self.source = text, env, version, catalog, source
+        self.findings: list[Finding] = []
+        self.routes: list[dict[str, Any]] = []
+        self.models: list[dict[str, Any]] = []
+        self.locs: dict[tuple[Any, ...], Loc] = {}
+        self.data: Any = None
+        self.default_model: dict[str, Any] = {}
+        self.default_preset: dict[str, Any] = {}
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def add(
+        self,
+        severity: str,
+        code: str,
+        path: tuple[Any, ...],
+        message: str,
+        *,
+        fix: str | None = None,
+        dsh_message: str | None = None,
+        dsh_messages: tuple[tuple[str, str], ...] = (),
+        edits: Iterable[Edit | None] = (),
+        layer: str = "config",
+    ) -> None:
+        loc = self._nearest(path)
+        self.findings.append(
+            Finding(
+                severity,
+                code,
+                path,
+                message,
+                fix=fix,
+                dsh_message=dsh_message,
+                layer=layer,
+                line=loc.line if loc else None,
+                column=loc.column if loc else None,
+                edits=[e for e in edits if e is not None],
+                dsh_messages=dsh_messages,
+            )
+        )
+
+    def _nearest(self, path: tuple[Any, ...]) -> Loc | None:
+        while path not in self.locs and path:
+            path = path[:-1]
+        return self.locs.get(path)
+
+    def _line(self, path: tuple[Any, ...]) -> int | None:
+        return self.locs[path].line if path in self.locs else None
+
+    def _keys_under(self, path: tuple[Any, ...]) -> set[Any]:
+        return {p[len(path)] for p in self.locs if len(p) > len(path) and p[: len(path)] == path}
+
+    def _what(self) -> str:
+        return "the settings text (text=)" if self.source == TEXT_SOURCE else f"settings file {self.source}"
+
+    # -- the run ---------------------------------------------------------------------------------
+    def run(self) -> None:
+        try:
+            self.data, self.locs = yaml_text.compose(self.text)
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            what = " ".join(x for x in (exc.context, exc.problem) if x)
+            self.findings.append(
+                Finding(
+                    "error",
+                    "yaml-syntax",
+                    (),
+                    f"YAML syntax error in {self._what()}: {what}",
+                    line=mark.line + 1 if mark else None,
+                    column=mark.column + 1 if mark else None,
+                    fix="correct the YAML at that line",
+                )
+            )
+            return
+        except yaml.YAMLError as exc:
+            self.findings.append(Finding("error", "yaml-syntax", (), f"YAML error in {self._what()}: {exc}"))
+            return
+        if self.data is None:
+            self.data = {}
+        if not isinstance(self.data, dict):
+            self.add(
+                "error",
+                "not-a-mapping",
+                (),
+                f"{self._what()} is a YAML {type(self.data).__name__}, not a mapping of namespaces",
+                fix="write the settings as `namespace: {...}` mappings"
+                + (" (to read a file, pass its path, not text=)" if self.source == TEXT_SOURCE else ""),
+            )
+            return
+        self._providers()
+        self._default_model()
+        self._preset()
+
+    def _providers(self) -> None:
+        section = self.data.get(dsh.NAMESPACE)
+        if section is None:
+            self.add("info", "no-routes", (), f"no `{dsh.NAMESPACE}:` section: llm-pi-ai mounts with zero routes")
+            return
+        providers = section.get("providers") if isinstance(section, dict) else None
+        base = (dsh.NAMESPACE, "providers")
+        if isinstance(providers, list):
+            self.add(
+                "error",
+                "providers-array",
+                base,
+                "providers must be a dict keyed by route id",
+                dsh_message=dsh.PROVIDERS_ARRAY,
+                fix="write each profile under its route id",
+            )
+            return
+        for route, profile in (providers or {}).items():
+            self._route(str(route), profile if isinstance(profile, dict) else {}, base + (route,))
+
+    def _route(self, route: str, p: dict[str, Any], path: tuple[Any, ...]) -> None:
+        for key in dsh.REMOVED_ROUTE_FIELDS:
+            if key in p:
+                self.add(
+                    "error",
+                    "removed-key",
+                    path + (key,),
+                    f"`{key}` was removed from llm-pi-ai profiles",
+                    dsh_message=dsh.removed_field(route, key),
+                    fix=f"delete `{key}`"
+                    + (
+                        " (the dict key names the route)"
+                        if key == "provider"
+                        else "; compose agent recovery with dsh-llm-retry"
+                    ),
+                    edits=[yaml_text.delete_key(self.locs, path + (key,), "removed key")],
+                )
+        for key in ("baseURL", "displayName"):
+            if p.get(key) == "":
+                self.add(
+                    "error",
+                    "empty-field",
+                    path + (key,),
+                    f"`{key}` is empty",
+                    dsh_message=dsh.empty_field(route, key),
+                    fix=f"give `{key}` a value or delete it",
+                )
+        default_input = p.get("defaultInput", list(dsh.DEFAULT_INPUT))
+        if isinstance(default_input, list) and not default_input:
+            self.add(
+                "error",
+                "empty-default-input",
+                path + ("defaultInput",),
+                "`defaultInput` is empty",
+                dsh_message=dsh.empty_default_input(route),
+                fix="set `defaultInput: [text]` or delete it",
+                edits=[
+                    yaml_text.replace_value(self.text, self.locs, path + ("defaultInput",), "[text]", "defaultInput")
+                ],
+            )
+            default_input = list(dsh.DEFAULT_INPUT)
+        ctx = RouteContext(
+            route=route,
+            profile=p,
+            path=path,
+            default_input=tuple(default_input) if isinstance(default_input, list) else dsh.DEFAULT_INPUT,
+            compat=p.get("compat") if isinstance(p.get("compat"), dict) else None,
+            catalog=self.catalog.get(route, {}),
+        )
+        env_name = p.get("apiKeyEnv")
+        key_set = bool(env_name) and bool(self.env.get(str(env_name)))
+        if env_name and not key_set:
+            self.add(
+                "warning",
+                "api-key-unset",
+                path + ("apiKeyEnv",),
+                f"`{env_name}` is not set in this environment (checked by name only; the value is never read): "
+                "every request on this route fails before it is sent",
+                dsh_message=dsh.missing_credential(route, env_name),
+                fix=f"set {env_name} through DSH's credentials service or export it where DSH starts",
+            )
+        self.routes.append(
+            {
+                "route": route,
+                "display_name": p.get("displayName") or route,
+                "api": p.get("api"),
+                "base_url": p.get("baseURL"),
+                "api_key_env": env_name,
+                "api_key_set": key_set,
+                "default_input": ctx.default_input,
+                "default_context_window": p.get("defaultContextWindow", dsh.DEFAULT_CONTEXT_WINDOW),
+                "default_max_tokens": p.get("defaultMaxTokens", dsh.DEFAULT_MAX_TOKENS),
+                "compat": ctx.compat,
+                "line": self._line(path),
+            }
+        )
+        self._compat_vocabulary(route, "route", ctx.compat, path + ("compat",))
+        listed = p.get("models")
+        entries: list[Any] = listed if isinstance(listed, list) else []
+        if not entries and not ctx.catalog:
+            self.add(
+                "error",
+                "no-models",
+                path,
+                "the route lists no models and is not in the installed catalog",
+                dsh_message=dsh.no_models(route),
+                fix="list the route's models under `models:`",
+            )
+        apis_on_route = self._entries(ctx, entries)
+        for fieldname in ctx.compat or {}:
+            takers = dsh.compat_protocols(fieldname)
+            if takers and apis_on_route and not apis_on_route & set(takers):
+                self.add(
+                    "error",
+                    "compat-unreadable",
+                    path + ("compat", fieldname),
+                    f"route compat `{fieldname}` is taken by no model's api on this route",
+                    dsh_message=dsh.compat_unreadable_on_route(route, fieldname),
+                    fix=f"delete `{fieldname}`",
+                )
+
+    def _entries(self, ctx: RouteContext, entries: list[Any]) -> set[str]:
+        """Resolve each model entry of a route; the apis its models speak."""
+        route, p = ctx.route, ctx.profile
+        seen: set[str] = set()
+        apis: set[str] = set()
+        for i, entry in enumerate(entries):
+            mpath = ctx.path + ("models", i)
+            entry = entry if isinstance(entry, dict) else {}
+            mid = str(entry.get("id") or "")
+            if not mid:
+                self.add(
+                    "error",
+                    "empty-model-id",
+                    mpath,
+                    "a model entry has no id",
+                    dsh_message=dsh.empty_model_id(route),
+                    fix="give the entry an `id`",
+                )
+                continue
+            if mid in seen:
+                self.add(
+                    "error",
+                    "duplicate-model",
+                    mpath + ("id",),
+                    f"model `{mid}` is listed twice on route `{route}`",
+                    dsh_message=dsh.duplicate_model(route, mid),
+                    fix="delete or rename one of the entries",
+                )
+                continue
+            seen.add(mid)
+            self._compat_vocabulary(route, f'model "{mid}"', entry.get("compat"), mpath + ("compat",))
+            cat = ctx.catalog.get(mid) or {}
+            model_api = p.get("api") or cat.get("api")
+            if model_api is None:
+                self.add(
+                    "error",
+                    "needs-api",
+                    ctx.path,
+                    f"model `{mid}` has no api",
+                    dsh_message=dsh.needs_api(route, mid),
+                    fix="set the route's `api` (e.g. openai-responses)",
+                )
+                continue
+            apis.add(model_api)
+            if not (p.get("baseURL") or cat.get("baseUrl")):
+                self.add(
+                    "error",
+                    "needs-base-url",
+                    ctx.path,
+                    f"model `{mid}` has no baseURL",
+                    dsh_message=dsh.needs_base_url(route, mid),
+                    fix="set the route's `baseURL`",
+                )
+            own = entry.get("compat")
+            compat: dict[str, Any] = own if isinstance(own, dict) else {}
+            self._model(ModelContext(ctx, entry, mid, model_api, mpath, compat, cat))
+        return apis
+
+    def _compat_vocabulary(self, route: str, site: str, compat: object, path: tuple[Any, ...]) -> None:
+        if not isinstance(compat, dict):
+            return
+        for fieldname, value in compat.items():
+            fpath = path + (fieldname,)
+            if not dsh.compat_protocols(fieldname):
+                if fieldname in dsh.COMPAT_WITHHELD:
+                    self.add(
+                        "error",
+                        "compat-withheld",
+                        fpath,
+                        f"compat `{fieldname}` cannot be configured on a route",
+                        dsh_message=dsh.compat_withheld(route, site, fieldname),
+                        fix="name the catalog provider as the route instead",
+                        edits=[yaml_text.delete_key(self.locs, fpath, "withheld compat key")],
+                    )
+                else:
+                    self.add(
+                        "error",
+                        "compat-undeclared",
+                        fpath,
+                        f"compat `{fieldname}` is not a pi-ai switch",
+                        dsh_message=dsh.compat_undeclared(route, site, fieldname),
+                        fix=f"delete `{fieldname}` or correct its spelling",
+                    )
+            elif value is None:
+                self.add(
+                    "error",
+                    "compat-valueless",
+                    fpath,
+                    f"compat `{fieldname}` has no value",
+                    dsh_message=dsh.compat_valueless(route, site, fieldname),
+                    fix=f"give `{fieldname}` a value",
+                )
+
+    def _model(self, m: ModelContext) -> None:
+        route, p, entry, cat = m.route.route, m.route.profile, m.entry, m.catalog
+        for fieldname in m.compat:
+            if dsh.compat_protocols(fieldname) and fieldname not in dsh.COMPAT_OFFERED.get(m.api, ()):
+                self.add(
+                    "error",
+                    "compat-wrong-api",
+                    m.path + ("compat", fieldname),
+                    f"model `{m.id}` sets compat `{fieldname}`, which api `{m.api}` does not take",
+                    dsh_message=dsh.compat_wrong_api(route, m.id, fieldname, m.api),
+                    fix=f"delete `{fieldname}`",
+                )
+        if "reasoningEfforts" in entry and entry["reasoningEfforts"] in (None, {}):
+            self.add(
+                "error",
+                "empty-reasoning-efforts",
+                m.path + ("reasoningEfforts",),
+                "`reasoningEfforts` is empty",
+                dsh_message=dsh.empty_reasoning_efforts(route, m.id),
+                fix="declare levels, set false, or delete it",
+            )
+        # input: declaredInput(entry.input) ?? catalog.input ?? [...defaultInput]
+        declared = entry.get("input")
+        if isinstance(declared, list) and declared:
+            model_input, input_source = tuple(declared), "entry"
+        elif cat.get("input"):
+            model_input, input_source = tuple(cat["input"]), "catalog"
+        else:
+            model_input = m.route.default_input
+            input_source = "route defaultInput" if "defaultInput" in p else "route defaultInput (default [text])"
+
+        def sized(key: str, default_key: str, default: int) -> tuple[int, str]:
+            if key in entry:
+                return entry[key], "entry"
+            if key in cat:
+                return cat[key], "catalog"
+            return p.get(default_key, default), (
+                "route " + default_key if default_key in p else f"{default_key} default"
+            )
+
+        context_window, cw_source = sized("contextWindow", "defaultContextWindow", dsh.DEFAULT_CONTEXT_WINDOW)
+        max_tokens, mt_source = sized("maxTokens", "defaultMaxTokens", dsh.DEFAULT_MAX_TOKENS)
+        strict, strict_source = self._strict_mode(m)
+        local_default = pi_ai.CONVERT_TOOLS_LOCAL_DEFAULT[0] if "responses" in m.api else None
+        row = {
+            "route": route,
+            "id": m.id,
+            "name": entry.get("name") or cat.get("name") or m.id,
+            "api": m.api,
+            "base_url": p.get("baseURL") or cat.get("baseUrl"),
+            "input": model_input,
+            "input_source": input_source,
+            "context_window": context_window,
+            "context_window_source": cw_source,
+            "max_tokens": max_tokens,
+            "max_tokens_source": mt_source,
+            "supports_strict_mode": strict,
+            "strict_mode_source": strict_source,
+            "strict_mode_local_default": local_default,
+            "strict_mode_winner": (
+                "provider's resolved value (it always passes one, so convertResponsesTools' `?? true` never applies)"
+                if local_default is not None
+                else None
+            ),
+            "tool_strict": pi_ai.plain_tool_strict(m.api, strict, self.version),
+            "line": self._line(m.path),
+        }
+        self.models.append(row)
+        self._input_findings(m, row)
+        self._strict_findings(m, row)
+
+    def _strict_mode(self, m: ModelContext) -> tuple[bool | None, str]:
+        route_compat, cat = m.route.compat or {}, m.catalog
+        if "supportsStrictMode" in m.compat:
+            return bool(m.compat["supportsStrictMode"]), "model compat"
+        if "supportsStrictMode" in route_compat and "supportsStrictMode" in dsh.COMPAT_OFFERED.get(m.api, ()):
+            return bool(route_compat["supportsStrictMode"]), "route compat"
+        if "supportsStrictMode" in (cat.get("compat") or {}):
+            return bool(cat["compat"]["supportsStrictMode"]), "catalog"
+        if m.route.route in pi_ai.CATALOG_STRICT_MODE and not cat:
+            return pi_ai.CATALOG_STRICT_MODE[m.route.route], f"catalog ({m.route.route} models)"
+        if m.api in pi_ai.STRICT_MODE_DEFAULT:
+            value, why = pi_ai.STRICT_MODE_DEFAULT[m.api]
+            return value, why
+        return None, f"not applicable to {m.api}"
+
+    def _input_findings(self, m: ModelContext, row: dict[str, Any]) -> None:
+        has_modalities = "inputModalities" in m.entry
+        where = m.path + ("inputModalities",)
+        if has_modalities:
+            rename = (
+                yaml_text.rename_key(self.text, self.locs, where, "input", "inputModalities → input")
+                if "input" not in m.entry
+                else None
+            )
+            self.add(
+                "warning",
+                "input-modalities-ignored",
+                where,
+                f"`inputModalities` on llm-pi-ai model `{m.id}` is silently ignored (unknown keys pass through); "
+                f"the key is `input`, so the model resolves to {list(row['input'])} from {row['input_source']}",
+                fix="rename `inputModalities` to `input`" if rename else "delete `inputModalities` (`input` is set)",
+                edits=[rename] if rename else [yaml_text.delete_key(self.locs, where, "ignored key")],
+            )
+        if "image" not in row["input"] and row["input_source"] != "entry":
+            texts = dsh_images.refusals(m.id)
+            self.add(
+                "warning",
+                "image-undeclared",
+                m.path,
+                f"model `{m.id}` declares no `input` and route `{m.route.route}` defaults to "
+                f"{list(m.route.default_input)}: DSH refuses images for it before sending, and pi-ai replaces "
+                f"any that reach it with `{dsh_images.PLACEHOLDER_USER}`",
+                dsh_message=dsh_images.primary(texts),
+                dsh_messages=texts,
+                layer="capability",
+                fix="if the endpoint accepts images, declare `input: [text, image]` on the model"
+                + (" (the misspelled `inputModalities` already says so: rename it)" if has_modalities else ""),
+                edits=(
+                    []
+                    if has_modalities
+                    else [yaml_text.insert_keys(self.locs, m.path, ["input: [text, image]"], why="declare image input")]
+                ),
+            )
+
+    def _strict_findings(self, m: ModelContext, row: dict[str, Any]) -> None:
+        if m.api != "openai-responses" or row["tool_strict"] != "absent":
+            return
+        path = m.route.path
+        where = path + ("compat",)
+        if "supportsStrictMode" in m.compat or "supportsStrictMode" in (m.route.compat or {}):
+            edits = []  # declared false on purpose: say so, change nothing
+        elif "compat" not in self._keys_under(path):
+            edits = [
+                yaml_text.insert_keys(
+                    self.locs,
+                    path,
+                    ["compat:", "  supportsStrictMode: true"],
+                    before="models",
+                    why="declare strict support",
+                )
+            ]
+        else:
+            edits = [
+                yaml_text.insert_keys(self.locs, where, ["supportsStrictMode: true"], why="declare strict support")
+            ]
+        self.add(
+            "warning",
+            "strict-absent",
+            where,
+            f"route `{m.route.route}` (openai-responses) does not declare `compat.supportsStrictMode`, so pi-ai "
+            f"{self.version} omits `strict` from every tool sent to `{m.id}`; what an absent `strict` means "
+            "is left to the gateway (OpenAI Responses reads it as strict: every field required, optional "
+            "ones nullable)",
+            layer="serialization",
+            fix="declare `compat: {supportsStrictMode: true}` on the route so tools go out with `strict: false`",
+            edits=edits,
+        )
+
+    def _default_model(self) -> None:
+        section = self.data.get("agent-default-model")
+        path = ("agent-default-model",)
+        if not isinstance(section, dict):
+            base_route, base_model = dsh.BASE_DEFAULT_MODEL
+            self.default_model = {
+                "route": base_route,
+                "model": base_model,
+                "source": "base default (agent-default-model row)",
+                "exists": any(r["route"] == base_route for r in self.routes),
+            }
+            return
+        route, model = section.get("provider"), section.get("model")
+        routes = {r["route"] for r in self.routes}
+        exists = (route, model) in {(m["route"], m["id"]) for m in self.models}
+        self.default_model = {
+            "route": route,
+            "model": model,
+            "source": "agent-default-model",
+            "exists": exists,
+            "line": self.locs[path].line,
+        }
+        if route not in routes:
+            self.add(
+                "error",
+                "default-route-missing",
+                path + ("provider",),
+                f"agent-default-model names route `{route}`, which is not configured under llm-pi-ai providers",
+                fix=f"name one of: {', '.join(sorted(routes)) or '(no routes)'}",
+            )
+        elif not exists:
+            self.add(
+                "error",
+                "default-model-missing",
+                path + ("model",),
+                f"agent-default-model names model `{model}`, which route `{route}` does not list",
+                dsh_message=dsh.unknown_model(str(route), str(model)),
+                fix=f"list `{model}` under the route's models",
+            )
+
+    def _preset(self) -> None:
+        section = self.data.get("permission")
+        preset = section.get("defaultPreset") if isinstance(section, dict) else None
+        if preset is not None:
+            if preset not in dsh.PRESETS:
+                self.add(
+                    "error",
+                    "unknown-preset",
+                    ("permission", "defaultPreset"),
+                    f"unknown permission preset `{preset}`",
+                    fix=f"use one of {', '.join(dsh.PRESETS)}",
+                )
+                self.default_preset = {
+                    "preset": preset,
+                    "sandbox_mode": None,
+                    "approval": None,
+                    "source": "permission.defaultPreset",
+                }
+                return
+            mode, approval = dsh.PRESETS[preset]
+            self.default_preset = {
+                "preset": preset,
+                "sandbox_mode": mode,
+                "approval": approval,
+                "source": "permission.defaultPreset",
+                "line": self.locs[("permission", "defaultPreset")].line,
+            }
+            return
+        env_mode = self.env.get(dsh.PERMISSION_MODE_ENV)
+        mode = env_mode or dsh.BASE_SANDBOX_MODE
+        self.default_preset = {
+            "preset": None,
+            "sandbox_mode": mode,
+            "approval": "never" if env_mode == "danger-full-access" else "ask",
+            "source": dsh.PERMISSION_MODE_ENV if env_mode else "base bundle default (sandbox-policy)",
+        }

@@ -1,0 +1,116 @@
+"""Reading a settings source: a path or a text, told apart by the caller, never guessed.
+
+Guessing broke: a path without a ``.yaml`` suffix was parsed as YAML text and reported as
+``not-a-mapping``. So ``load_settings(path)`` takes a file and ``load_settings(text=...)`` takes YAML
+text, and every error names which of the two it was given.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from toolkit.errors import InputError
+from toolkit.knowledge import dsh_settings as dsh
+from toolkit.knowledge import pi_ai
+from toolkit.layers.config.findings import Finding, findings_frame
+from toolkit.layers.config.resolve import MODELS, ROUTES, TEXT_SOURCE, Resolver
+
+__all__ = ["TEXT_SOURCE", "Settings", "SettingsError", "load_settings", "read_source"]
+
+
+class SettingsError(InputError):
+    """A settings source that cannot be read at all (missing file, a credential file, no source given)."""
+
+
+@dataclass
+class Settings:
+    """A resolved settings file: ``routes``, ``models`` and ``findings`` frames, plus the defaults."""
+
+    source: str  # the path as given, or TEXT_SOURCE
+    text: str
+    data: Any
+    routes: pd.DataFrame
+    models: pd.DataFrame
+    findings: pd.DataFrame
+    default_model: dict[str, Any]
+    default_preset: dict[str, Any]
+    pi_ai: str
+    _findings: list[Finding] = field(default_factory=list, repr=False)
+
+    def model(self, route: str, model: str) -> pd.Series | None:
+        rows = self.models[(self.models["route"] == route) & (self.models["id"] == model)]
+        return None if rows.empty else rows.iloc[0]
+
+    def __repr__(self) -> str:
+        counts = self.findings["severity"].value_counts().to_dict() if len(self.findings) else {}
+        counts = {k: v for k, v in counts.items() if v}
+        return (
+            f"<Settings {self.source}: {len(self.routes)} routes, {len(self.models)} models, "
+            f"findings {counts or 'none'}>"
+        )
+
+
+def read_source(path: str | os.PathLike[str] | None, text: str | None) -> tuple[str, str]:
+    """``(text, source)`` from exactly one of a path and a text."""
+    if (path is None) == (text is None):
+        raise TypeError("give the settings as a path (load_settings(path)) or as YAML text (text=...), not both")
+    if text is not None:
+        if not isinstance(text, str):
+            raise TypeError(f"text= takes the YAML text as a str, not {type(text).__name__}")
+        return text, TEXT_SOURCE
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"the settings path must be a str or os.PathLike, not {type(path).__name__}")
+    p = Path(path).expanduser()
+    shown = _shown(path)
+    if p.name in dsh.CREDENTIAL_FILES:
+        raise SettingsError(f"{shown}: refusing to read a credential file; pass settings.yaml")
+    hint = " (taken as a path to a settings file; YAML text goes in text=)" if isinstance(path, str) else ""
+    try:
+        return p.read_text(encoding="utf-8"), str(path)
+    except OSError as exc:
+        raise SettingsError(f"{shown}: cannot read: {exc.strerror or exc}{hint}") from None
+    except UnicodeDecodeError as exc:
+        raise SettingsError(f"{shown}: not UTF-8 text (byte {exc.start}): {exc.reason}{hint}") from None
+
+
+def _shown(path: str | os.PathLike[str]) -> str:
+    """The path as given; a str that looks like a whole text is cut short (it was meant for ``text=``)."""
+    name = str(path)
+    return repr(name[:40] + "…") if isinstance(path, str) and ("\n" in name or len(name) > 200) else name
+
+
+def load_settings(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    text: str | None = None,
+    env: Mapping[str, str] | None = None,
+    pi_ai_version: str = pi_ai.DEFAULT_VERSION,
+    catalog: dict[str, Any] | None = None,
+) -> Settings:
+    """Resolve a DSH ``settings.yaml`` the way DSH and pi-ai do: a file (``path``), or its YAML ``text=``.
+
+    ``env`` (default ``os.environ``) is only asked whether an ``apiKeyEnv`` name is set. ``catalog``
+    maps a route id to ``{model id: {input, contextWindow, maxTokens, api, baseUrl, compat}}`` for
+    routes pi-ai's installed catalog describes (the toolkit does not ship that catalog).
+    """
+    body, source = read_source(path, text)
+    r = Resolver(body, os.environ if env is None else env, pi_ai_version, catalog or {}, source)
+    r.run()
+    return Settings(
+        source=source,
+        text=body,
+        data=r.data,
+        routes=ROUTES.from_records(r.routes),
+        models=MODELS.from_records(r.models),
+        findings=findings_frame(r.findings),
+        default_model=r.default_model,
+        default_preset=r.default_preset,
+        pi_ai=pi_ai_version,
+        _findings=r.findings,
+    )

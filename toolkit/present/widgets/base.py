@@ -1,0 +1,147 @@
+"""What the three widgets share: remembered selections and the escaped, deterministic HTML panes.
+
+Views are ``W.HTML`` panes whose ``.value`` is set (never ``W.Output``: nbval cannot compare what an
+Output widget captures), and every piece of HTML is escaped and deterministic (no ids, no clock).
+
+A widget remembers its choices per construction (same class and arguments, same capture), so re-running
+a notebook cell keeps what was selected (msticpy-style); ``remember=False`` or ``forget_selections()``
+turns that off.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pandas as pd
+
+from toolkit.capture import Capture
+
+__all__ = [
+    "CSS",
+    "RememberedWidget",
+    "capture_key",
+    "esc",
+    "forget_selections",
+    "frame_html",
+    "key_json",
+    "pane",
+    "seq",
+]
+
+CSS = (
+    "<style>"
+    ".tk-view{font-size:12px}.tk-view pre{font-size:11px;line-height:1.35;margin:4px 0;white-space:pre-wrap}"
+    ".tk-head{margin:2px 0}.tk-view mark{padding:0 1px}"
+    "mark.tk-changed{background:#fde68a}mark.tk-required-added{background:#fecaca}"
+    "mark.tk-required-removed{background:#bbf7d0}mark.tk-nullable{background:#bfdbfe}"
+    "mark.tk-no-longer-nullable{background:#e9d5ff}mark.tk-ap{background:#fed7aa}"
+    ".tk-table td,.tk-table th{text-align:left;vertical-align:top;padding:1px 6px}"
+    "</style>"
+)
+
+# ---- remembered selections ---------------------------------------------------------------------
+
+_MEMORY: dict[tuple, dict] = {}
+
+
+def forget_selections() -> None:
+    """Forget every remembered widget selection (the next widgets start from their defaults)."""
+    _MEMORY.clear()
+
+
+def key_json(obj: Any) -> str:
+    """A construction argument as part of a memory key (stable across runs)."""
+    return json.dumps(obj, sort_keys=True, default=str)
+
+
+def capture_key(capture: Capture) -> tuple:
+    """A capture as part of a memory key: its sources and exchange ids, so a re-loaded capture matches."""
+    ids = tuple(capture.exchanges["exchange_id"].astype(str))
+    return (tuple(str(s) for s in capture.entries["source"]), len(ids), hash(ids), len(capture.events))
+
+
+def _set_quietly(control: Any, value: Any) -> None:
+    """Restore a remembered value if it is still a valid choice."""
+    if value is None:
+        return
+    with contextlib.suppress(Exception):
+        control.value = value
+
+
+class RememberedWidget:
+    """Base of the widgets: the selection memory once, and notebook display of ``self.widget``.
+
+    A subclass calls ``_memory_key(...)`` with what identifies its construction, ``_saved()`` /
+    ``_restore_controls`` to take the remembered choices, and ``_remember(value)`` after each change.
+    """
+
+    _key: tuple | None = None
+    widget: Any
+
+    def _memory_key(self, remember: bool, *parts: Any) -> None:
+        self._key = (type(self).__name__, *parts) if remember else None
+
+    def _saved(self) -> dict | None:
+        return _MEMORY.get(self._key) if self._key else None
+
+    @staticmethod
+    def _restore_controls(saved: Mapping[str, Any] | None, controls: Mapping[str, Any]) -> None:
+        """Set each control to its remembered value (by name), skipping values no longer valid."""
+        for name, control in controls.items():
+            _set_quietly(control, (saved or {}).get(name))
+
+    def _remember(self, value: dict) -> None:
+        if self._key:
+            _MEMORY[self._key] = value
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)
+
+
+# ---- HTML panes --------------------------------------------------------------------------------
+
+
+def esc(value: Any) -> str:
+    """HTML-escaped text (None as empty)."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def seq(values: Iterable[str]) -> str:
+    """A list of names for a header: ``a, b`` or ``none``."""
+    values = list(values)
+    return ", ".join(values) if values else "none"
+
+
+def pane(body: str, *, classes: str = "") -> str:
+    """A pane's value: the shared style sheet and ``body`` in a ``tk-view`` div."""
+    cls = f"tk-view {classes}".strip()
+    return f'{CSS}<div class="{cls}">{body}</div>'
+
+
+_TABLE_OPTIONS = ("display.precision", 6, "display.max_colwidth", None, "display.float_format", None)
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return ", ".join(map(str, value))
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    return value
+
+
+def frame_html(df: pd.DataFrame, *, empty: str = "none") -> str:
+    """A DataFrame as an escaped, deterministic HTML table (``to_html(escape=True, index=False)``)."""
+    if df.empty:
+        return f'<p class="tk-empty">{esc(empty)}</p>'
+    with pd.option_context(*_TABLE_OPTIONS):
+        shown = df.astype(object)
+        shown = shown.where(shown.notna(), "")  # NA, NaN, NaT: an empty cell whatever the dtype
+        for col in shown.columns:
+            shown[col] = shown[col].map(_cell)
+        return shown.to_html(escape=True, index=False, na_rep="", border=0, classes="tk-table")

@@ -1,0 +1,437 @@
+"""The strict-variant comparer: what the model receives for one tool on two routes, and what changes.
+
+The logic is plain functions over dicts (``tool_definition``, ``variant_view``, ``compare_views``,
+``diff_html``, ``summary_html``), tested without a kernel; ``StrictVariantComparer`` only wires controls.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import ipywidgets as W
+
+from toolkit.knowledge.dsh_tools import BASH_DESCRIPTION, SCHEMAS, schema_for
+from toolkit.knowledge.pi_ai import DEFAULT_VERSION
+from toolkit.knowledge.pi_ai import VERSIONS as PI_AI_VERSIONS
+from toolkit.knowledge.pi_ai_tools import APIS
+from toolkit.layers.serialization import PiAiRefusal, convert_tools, strict_state, variants
+from toolkit.present.widgets.base import RememberedWidget, esc, key_json, pane, seq
+
+__all__ = [
+    "COMPATS",
+    "DSH_TOOLS",
+    "GATEWAYS",
+    "READ_NON_STRICT",
+    "READ_NORMALISED",
+    "READ_NOT_SENT",
+    "READ_TRANSFORMED",
+    "StrictVariantComparer",
+    "compare_views",
+    "diff_html",
+    "summary_html",
+    "tool_definition",
+    "variant_view",
+]
+
+COMPATS = ("unset", "true", "false")  # compat.supportsStrictMode
+GATEWAYS = ("pass-through", "reads absent as strict", "forces strict")
+DSH_TOOLS = tuple(SCHEMAS)  # bash, pwsh, write, edit
+
+_COMPAT_OBJ = {"unset": None, "true": {"supportsStrictMode": True}, "false": {"supportsStrictMode": False}}
+
+# the rows of serialization.variants(), by name
+_V_PASS = "absent, pass-through gateway"
+_V_NORMALISED = "absent, gateway reads absence as strict"
+_V_FALSE = "false"
+_V_NULL = "null (Codex)"
+_V_TRUE = "true, pi-ai's strict transform"
+
+READ_NON_STRICT = "non-strict"
+READ_NORMALISED = "strict by the gateway's normalisation"
+READ_TRANSFORMED = "strict (pi-ai's transform)"
+READ_NOT_SENT = "not sent"
+
+
+def tool_definition(tool: str | dict) -> dict:
+    """The pi-ai tool definition for a DSH tool name (schema from ``dsh_tools``; bash and pwsh with
+    ``BASH_DESCRIPTION``, write and edit have no description there), or a copy of a given definition
+    (a Chat Completions tool nested under ``function`` is flattened)."""
+    if isinstance(tool, str):
+        if tool not in SCHEMAS:
+            raise ValueError(
+                f"unknown DSH tool {tool!r}; choose one of {', '.join(DSH_TOOLS)} or pass a definition dict"
+            )
+        return {
+            "name": tool,
+            "description": BASH_DESCRIPTION if tool in ("bash", "pwsh") else None,
+            "parameters": schema_for(tool),
+        }
+    if not isinstance(tool, dict):
+        raise TypeError(f"tool must be a DSH tool name or a pi-ai tool definition dict, not {type(tool).__name__}")
+    given: dict = copy.deepcopy(tool)
+    if isinstance(given.get("function"), dict):
+        given = {k: v for k, v in given.items() if k not in ("function", "type")} | given["function"]
+    return given
+
+
+def _flat(tool: dict) -> dict:
+    if isinstance(tool.get("function"), dict):
+        return {"type": tool.get("type", "function"), **tool["function"]}
+    return dict(tool)
+
+
+def variant_view(tool: str | dict, *, api: str, compat: str, gateway: str, pi_ai: str = DEFAULT_VERSION) -> dict:
+    """What the model effectively receives for ``tool`` on a route: what pi-ai sends (``convert_tools``),
+    its strict state, how the gateway reads it, and the schema and obligations that follow (the row of
+    ``serialization.variants`` that applies).
+
+    ``compat`` is ``compat.supportsStrictMode`` (``"unset"``, ``"true"``, ``"false"``); ``gateway`` is
+    ``"pass-through"`` (as sent: strict only when ``strict: true``), ``"reads absent as strict"``
+    (absent or null → OpenAI's normalisation: every property required, ``additionalProperties: false``,
+    nothing made nullable) or ``"forces strict"`` (as if ``true``: pi-ai's transform when pi-ai made
+    one, otherwise the same normalisation). Returns ``sent_strict``, ``read_as``, ``schema``,
+    ``required``, ``optional``, ``nullable``, ``additional_properties``, ``must_send``, plus the
+    choices, the ``variant`` row used, ``description`` and the ``sent`` tool.
+    """
+    if compat not in _COMPAT_OBJ:
+        raise ValueError(f"unknown compat {compat!r}; choose one of {', '.join(COMPATS)}")
+    if gateway not in GATEWAYS:
+        raise ValueError(f"unknown gateway {gateway!r}; choose one of {', '.join(GATEWAYS)}")
+    definition = tool_definition(tool)
+    base = {
+        "tool": definition.get("name"),
+        "description": definition.get("description"),
+        "api": api,
+        "compat": compat,
+        "gateway": gateway,
+        "pi_ai": pi_ai,
+    }
+    try:
+        sent = _flat(convert_tools([definition], api=api, compat=_COMPAT_OBJ[compat], pi_ai=pi_ai)[0])
+    except PiAiRefusal as exc:
+        return {
+            **base,
+            "variant": None,
+            "sent": None,
+            "sent_strict": "not sent",
+            "read_as": READ_NOT_SENT,
+            "schema": None,
+            "required": (),
+            "optional": (),
+            "nullable": (),
+            "additional_properties": None,
+            "must_send": f"nothing: pi-ai refuses before sending ({exc})",
+        }
+    state = strict_state(sent)
+    if gateway == "pass-through":
+        name = {"absent": _V_PASS, "null": _V_NULL, "false": _V_FALSE, "true": _V_TRUE}[state]
+    elif gateway == "reads absent as strict":
+        name = {"absent": _V_NORMALISED, "null": _V_NORMALISED, "false": _V_FALSE, "true": _V_TRUE}[state]
+    else:
+        name = _V_TRUE if state == "true" else _V_NORMALISED
+    row = variants(definition).set_index("variant").loc[name]
+    read_as = {_V_TRUE: READ_TRANSFORMED, _V_NORMALISED: READ_NORMALISED}.get(name, READ_NON_STRICT)
+    # the schema as the gateway passes it on: what was sent, unless the gateway normalised it
+    schema = row["schema"] if name == _V_NORMALISED else sent.get("parameters")
+    return {
+        **base,
+        "variant": name,
+        "sent": sent,
+        "sent_strict": state,
+        "read_as": read_as,
+        "schema": copy.deepcopy(schema),
+        "required": tuple(row["required"]),
+        "optional": tuple(row["optional"]),
+        "nullable": tuple(row["nullable"]),
+        "additional_properties": row["additional_properties"],
+        "must_send": row["must_send"],
+    }
+
+
+def _props(view: dict) -> list[str]:
+    schema = view.get("schema") or {}
+    return list((schema.get("properties") or {}) if isinstance(schema, dict) else {})
+
+
+def compare_views(left: dict, right: dict) -> dict:
+    """What changes from the ``left`` view to the ``right`` one: per property (``properties``: name →
+    list of changes), and as lists (``required_added``, ``required_removed``, ``became_nullable``,
+    ``no_longer_nullable``, ``properties_added``, ``properties_removed``); ``additional_properties``,
+    ``sent_strict``, ``read_as`` and ``must_send`` are ``{"left", "right"}`` when they differ, else None."""
+    lp, rp = _props(left), _props(right)
+    names = lp + [p for p in rp if p not in lp]
+    lreq, rreq = set(left.get("required") or ()), set(right.get("required") or ())
+    lnull, rnull = set(left.get("nullable") or ()), set(right.get("nullable") or ())
+    out: dict[str, Any] = {
+        k: []
+        for k in (
+            "required_added",
+            "required_removed",
+            "became_nullable",
+            "no_longer_nullable",
+            "properties_added",
+            "properties_removed",
+        )
+    }
+    per: dict[str, list[str]] = {}
+    for p in names:
+        changes = []
+        # (left set, right set, key and label when gained, key and label when lost)
+        for left_set, right_set, gained, lost in (
+            (lp, rp, ("properties_added", "property added"), ("properties_removed", "property removed")),
+            (lreq, rreq, ("required_added", "required added"), ("required_removed", "required removed")),
+            (lnull, rnull, ("became_nullable", "became nullable"), ("no_longer_nullable", "no longer nullable")),
+        ):
+            if p in right_set and p not in left_set:
+                key, label = gained
+            elif p in left_set and p not in right_set:
+                key, label = lost
+            else:
+                continue
+            out[key].append(p)
+            changes.append(label)
+        if changes:
+            per[p] = changes
+    out["properties"] = per
+    for key in ("additional_properties", "sent_strict", "read_as", "must_send"):
+        a, b = left.get(key), right.get(key)
+        out[key] = None if a == b else {"left": a, "right": b}
+    out["changed"] = bool(per) or any(out[k] is not None for k in ("additional_properties", "sent_strict", "read_as"))
+    return out
+
+
+def _json_lines(
+    value: Any, path: tuple = (), indent: int = 0, prefix: str = "", comma: str = ""
+) -> list[tuple[str, tuple]]:
+    """``json.dumps(value, indent=2)`` line by line, each line with the JSON path it belongs to."""
+    pad = "  " * indent
+    if isinstance(value, dict) and value:
+        items = list(value.items())
+        lines = [(f"{pad}{prefix}{{", path)]
+        for i, (k, v) in enumerate(items):
+            lines += _json_lines(
+                v,
+                path + (k,),
+                indent + 1,
+                json.dumps(str(k), ensure_ascii=False) + ": ",
+                "," if i < len(items) - 1 else "",
+            )
+        return lines + [(f"{pad}}}{comma}", path)]
+    if isinstance(value, list) and value:
+        lines = [(f"{pad}{prefix}[", path)]
+        for i, v in enumerate(value):
+            lines += _json_lines(v, path + (i,), indent + 1, "", "," if i < len(value) - 1 else "")
+        return lines + [(f"{pad}]{comma}", path)]
+    return [(f"{pad}{prefix}{json.dumps(value, ensure_ascii=False, default=str)}{comma}", path)]
+
+
+def _schema_html(
+    schema: Any,
+    *,
+    required_marks: dict[str, tuple[str, str]],
+    block_marks: dict[str, tuple[str, str]],
+    ap_mark: tuple[str, str] | None,
+) -> str:
+    """Pretty JSON with the lines of changed parts wrapped in ``<mark class=… title=…>``."""
+    req = list(schema.get("required") or []) if isinstance(schema, dict) else []
+    line_marks: dict[tuple, tuple[str, str]] = {}
+    for i, name in enumerate(req):
+        if name in required_marks:
+            line_marks[("required", i)] = required_marks[name]
+    out, seen_key_line = [], set()
+    for text, path in _json_lines(schema):
+        mark = None
+        if len(path) >= 2 and path[0] == "properties" and path[1] in block_marks:
+            mark = block_marks[path[1]]
+        elif len(path) == 2 and path[0] == "properties" and path[1] in required_marks and path not in seen_key_line:
+            seen_key_line.add(path)
+            mark = required_marks[path[1]]
+        elif path in line_marks:
+            mark = line_marks[path]
+        elif path[:1] == ("additionalProperties",) and ap_mark:
+            mark = ap_mark
+        out.append(f'<mark class="{mark[0]}" title="{esc(mark[1])}">{esc(text)}</mark>' if mark else esc(text))
+    return "\n".join(out)
+
+
+def _view_html(view: dict, cmp: dict, side: str) -> str:
+    def hl(key: str, text: str) -> str:
+        return f'<mark class="tk-changed" title="differs from the other side">{text}</mark>' if cmp.get(key) else text
+
+    ap = view.get("additional_properties")
+    head = [
+        f'<div class="tk-head"><b>{esc(view["tool"])}</b> · {esc(view["api"])} · compat.supportsStrictMode '
+        f"{esc(view['compat'])} · gateway {esc(view['gateway'])} · pi-ai {esc(view['pi_ai'])}</div>",
+        f'<div class="tk-head">sent strict: {hl("sent_strict", "<code>" + esc(view["sent_strict"]) + "</code>")} · '
+        f"read as: {hl('read_as', esc(view['read_as']))} · additionalProperties: "
+        f"{hl('additional_properties', '<code>' + esc(ap) + '</code>')}</div>",
+        f'<div class="tk-head">must send: {hl("must_send", esc(view["must_send"]))}</div>',
+        f'<div class="tk-head">required: {esc(seq(view["required"]))} · optional: {esc(seq(view["optional"]))}'
+        f" · nullable: {esc(seq(view['nullable']))}</div>",
+    ]
+    desc = view.get("description")
+    head.append(
+        f"<details><summary>description</summary><div>{esc(desc)}</div></details>"
+        if desc
+        else '<div class="tk-head">description: none</div>'
+    )
+    if view.get("schema") is None:
+        body = "<p>no schema reaches the model</p>"
+    else:
+        if side == "right":
+            required = {p: ("tk-required-added", "required added") for p in cmp["required_added"]}
+            blocks = {p: ("tk-nullable", "became nullable") for p in cmp["became_nullable"]}
+        else:
+            required = {p: ("tk-required-removed", "required on this side only") for p in cmp["required_removed"]}
+            blocks = {p: ("tk-no-longer-nullable", "nullable on this side only") for p in cmp["no_longer_nullable"]}
+        ap_mark = ("tk-ap", "additionalProperties differs") if cmp.get("additional_properties") else None
+        body = (
+            '<pre class="tk-schema">'
+            + _schema_html(view["schema"], required_marks=required, block_marks=blocks, ap_mark=ap_mark)
+            + "</pre>"
+        )
+    return pane("".join(head) + body, classes=f"tk-{side}")
+
+
+def diff_html(left: dict, right: dict) -> tuple[str, str]:
+    """The two views side by side as HTML: a header (sent strict, read as, additionalProperties, must
+    send) and the schema as pretty JSON, with required / nullable / additionalProperties changes marked."""
+    cmp = compare_views(left, right)
+    return _view_html(left, cmp, "left"), _view_html(right, cmp, "right")
+
+
+def summary_html(left: dict, right: dict) -> str:
+    """One line: what changes from left to right."""
+    cmp = compare_views(left, right)
+    parts = []
+    for key, label in (
+        ("sent_strict", "sent strict"),
+        ("read_as", "read as"),
+        ("additional_properties", "additionalProperties"),
+    ):
+        if cmp[key]:
+            parts.append(f"{label} {cmp[key]['left']} → {cmp[key]['right']}")
+    for key, label in (
+        ("required_added", "now required"),
+        ("required_removed", "no longer required"),
+        ("became_nullable", "now nullable"),
+        ("no_longer_nullable", "no longer nullable"),
+        ("properties_added", "added"),
+        ("properties_removed", "removed"),
+    ):
+        if cmp[key]:
+            parts.append(f"{label}: {', '.join(cmp[key])}")
+    text = "; ".join(parts) if parts else "no difference in what the model must send"
+    return f'<div class="tk-summary"><b>left → right:</b> {esc(text)}</div>'
+
+
+_SIDE_DEFAULTS = {
+    "left": {
+        "api": "openai-responses",
+        "compat": "unset",
+        "gateway": "reads absent as strict",
+        "pi_ai": DEFAULT_VERSION,
+    },
+    "right": {
+        "api": "openai-responses",
+        "compat": "true",
+        "gateway": "reads absent as strict",
+        "pi_ai": DEFAULT_VERSION,
+    },
+}
+_SIDE_OPTIONS = {"api": APIS, "compat": COMPATS, "gateway": GATEWAYS, "pi_ai": PI_AI_VERSIONS}
+
+
+def _checked_side(side: str, given: dict | None) -> dict:
+    given = dict(given or {})
+    unknown = sorted(set(given) - set(_SIDE_OPTIONS))
+    if unknown:
+        raise ValueError(f"unknown {side} choice {unknown[0]!r}; choose from {', '.join(_SIDE_OPTIONS)}")
+    out = {**_SIDE_DEFAULTS[side], **given}
+    for k, v in out.items():
+        if v not in _SIDE_OPTIONS[k]:
+            raise ValueError(f"unknown {side} {k} {v!r}; choose one of {', '.join(_SIDE_OPTIONS[k])}")
+    return out
+
+
+class StrictVariantComparer(RememberedWidget):
+    """Two routes side by side: what the model receives for one tool, and what changes between them.
+
+    Defaults: left is the incident (openai-responses, compat unset, a gateway that reads absent as
+    strict), right is the fix (``compat.supportsStrictMode: true``, same gateway). Controls:
+    ``tool``, and per side ``left_api``/``left_compat``/``left_gateway``/``left_pi_ai`` (and ``right_…``,
+    also as ``controls["left"]["api"]``); panes ``left_pane``, ``right_pane``, ``summary``.
+    """
+
+    def __init__(
+        self, tool: str | dict = "bash", left: dict | None = None, right: dict | None = None, *, remember: bool = True
+    ):
+        options: list[tuple[str, Any]] = [(t, t) for t in DSH_TOOLS]
+        if isinstance(tool, dict):
+            definition = tool_definition(tool)
+            options.append((f"{definition.get('name')} (given)", tool))
+        else:
+            tool_definition(tool)  # validates the name
+        sides = {"left": _checked_side("left", left), "right": _checked_side("right", right)}
+        self._memory_key(remember, key_json(tool), key_json(left), key_json(right))
+        self.tool = W.Dropdown(options=options, value=tool, description="tool")
+        self.controls: dict[str, dict[str, W.Dropdown]] = {}
+        for side, choices in sides.items():
+            self.controls[side] = {
+                k: W.Dropdown(options=list(_SIDE_OPTIONS[k]), value=choices[k], description=k.replace("_", "-"))
+                for k in _SIDE_OPTIONS
+            }
+        c = self.controls
+        self.left_api, self.left_compat, self.left_gateway, self.left_pi_ai = (c["left"][k] for k in _SIDE_OPTIONS)
+        self.right_api, self.right_compat, self.right_gateway, self.right_pi_ai = (c["right"][k] for k in _SIDE_OPTIONS)
+        self.left_pane, self.right_pane, self.summary = W.HTML(), W.HTML(), W.HTML()
+        # stable selectors for the browser test (tests/e2e); none on ``tool``, whose repr starts the
+        # 110-character text/plain that nbval compares
+        for side, ctl in c.items():
+            for k, dd in ctl.items():
+                dd.add_class(f"tk-cmp-{side}-{k.replace('_', '-')}")
+        self.left_pane.add_class("tk-cmp-left-pane")
+        self.right_pane.add_class("tk-cmp-right-pane")
+        self.summary.add_class("tk-cmp-summary")
+        self._restore()
+        self._update()
+        for dd in [self.tool, *c["left"].values(), *c["right"].values()]:
+            dd.observe(self._update, names="value")
+
+        def box(side, pane):
+            return W.VBox(
+                [W.HTML(f"<b>{side}</b>"), *c[side].values(), pane],
+                layout=W.Layout(width="50%"),
+            )
+
+        self.widget = W.VBox(
+            [self.tool, self.summary, W.HBox([box("left", self.left_pane), box("right", self.right_pane)])]
+        )
+        self.widget.add_class("tk-cmp")
+
+    @property
+    def value(self) -> dict:
+        """The current choices: ``{"tool", "left": {api, compat, gateway, pi_ai}, "right": {…}}``."""
+        return {
+            "tool": self.tool.value,
+            **{side: {k: dd.value for k, dd in ctl.items()} for side, ctl in self.controls.items()},
+        }
+
+    def views(self) -> tuple[dict, dict]:
+        """The two ``variant_view`` dicts for the current choices."""
+        v = self.value
+        return (variant_view(v["tool"], **v["left"]), variant_view(v["tool"], **v["right"]))
+
+    def _restore(self) -> None:
+        saved = self._saved()
+        self._restore_controls(saved, {"tool": self.tool})
+        for side, ctl in self.controls.items():
+            self._restore_controls((saved or {}).get(side), ctl)
+
+    def _update(self, change=None) -> None:
+        left, right = self.views()
+        self.left_pane.value, self.right_pane.value = diff_html(left, right)
+        self.summary.value = summary_html(left, right)
+        self._remember(self.value)

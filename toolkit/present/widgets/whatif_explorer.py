@@ -1,0 +1,166 @@
+"""The execution what-if: which policy change would have avoided each captured failure.
+
+The logic is ``whatif_table`` (a DataFrame from ``execution.replay`` and ``whatif.whatif``), tested
+without a kernel; ``WhatIfExplorer`` only wires controls.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import ipywidgets as W
+import pandas as pd
+
+from toolkit.analysis.whatif import POLICIES, whatif
+from toolkit.capture import Capture
+from toolkit.knowledge import dsh_runtime as rt
+from toolkit.layers.execution import DEFAULT_DSH, replay
+from toolkit.present.widgets.base import RememberedWidget, capture_key, esc, frame_html, pane, seq
+
+__all__ = ["DSH_VERSIONS", "MODES", "WHATIF_BASE_COLUMNS", "WhatIfExplorer", "session_mode", "whatif_table"]
+
+DSH_VERSIONS = rt.VERSIONS
+MODES = rt.MODES
+
+# mode: the session's mode the call ran under; granted_mode: what an approved escalation granted it
+WHATIF_BASE_COLUMNS = ["call_id", "tool", "mode", "granted_mode", "mode_source", "baseline", "baseline_stage"]
+
+
+def session_mode(capture: Capture) -> str | None:
+    """The sandbox mode a DSH session starts in (its first ``sandbox/mode`` event), or None."""
+    ev = capture.events
+    if ev.empty:
+        return None
+    for row in ev[ev["type"] == "sandbox/mode"].itertuples(index=False):
+        if isinstance(row.payload, dict) and row.payload.get("mode"):
+            return row.payload["mode"]
+    return None
+
+
+def _session_modes(capture: Capture) -> set[str]:
+    ev = capture.events
+    if ev.empty:
+        return set()
+    payloads = (r.payload for r in ev[ev["type"] == "sandbox/mode"].itertuples(index=False))
+    return {str(p["mode"]) for p in payloads if isinstance(p, dict) and isinstance(p.get("mode"), str)}
+
+
+def _with_mode(capture: Capture, mode: str) -> Capture:
+    """The capture as if every ``sandbox/mode`` event had set ``mode`` (a what-if on the session's mode)."""
+    ev = capture.events.copy()
+    is_mode = (ev["type"] == "sandbox/mode").to_numpy()
+    ev["payload"] = [
+        {**p, "mode": mode, "source": "what-if"} if m and isinstance(p, dict) else p
+        for p, m in zip(ev["payload"], is_mode)
+    ]
+    return dataclasses.replace(capture, events=ev)
+
+
+def whatif_table(capture: Capture, *, mode: str | None = None, dsh: str = DEFAULT_DSH, policies=None) -> pd.DataFrame:
+    """One row per captured call: DSH's baseline verdict (``baseline``: its message, ``runs``, or empty
+    with a ``note`` for calls the model of DSH does not cover) and one column per policy with the
+    outcome (``avoided``, ``still fails``, ``newly fails``, ``no failure``), from ``execution.replay``
+    and ``whatif.whatif``.
+
+    ``mode`` is the sandbox mode for an HTTP capture; for a DSH session, whose ``sandbox/mode`` events
+    decide the mode, a ``mode`` other than the recorded one replays the session as if it had run in
+    that mode throughout. ``policies`` defaults to every policy in ``whatif.POLICIES``.
+    """
+    if mode is not None and mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+    policies = list(POLICIES) if policies is None else list(policies)
+    bad = [p for p in policies if p not in POLICIES]
+    if bad:
+        raise ValueError(f"unknown policy {bad[0]!r}; choose from {', '.join(POLICIES)}")
+    recorded = _session_modes(capture)
+    if mode is not None and recorded and recorded != {mode}:
+        capture = _with_mode(capture, mode)
+    base = replay(capture, mode=mode, dsh=dsh)
+    out = pd.DataFrame(
+        {
+            "call_id": base["call_id"],
+            "tool": base["tool"],
+            "mode": base["mode"],
+            "granted_mode": base["granted_mode"],
+            "mode_source": base["mode_source"],
+            "baseline": [
+                None if pd.isna(ok) else (msg if not ok else "runs") for ok, msg in zip(base["ok"], base["message"])
+            ],
+            "baseline_stage": base["stage"],
+        }
+    )
+    modelled = base["ok"].notna().to_numpy()
+    outcomes = {p: [pd.NA] * len(base) for p in policies}
+    if policies and modelled.any():
+        wi = whatif(capture, mode=mode, dsh=dsh, policies=policies)
+        positions = [i for i, m in enumerate(modelled) if m]
+        for n, i in enumerate(positions):
+            chunk = wi.iloc[n * len(policies) : (n + 1) * len(policies)]
+            if list(chunk["call_id"]) != [base["call_id"].iloc[i]] * len(policies):  # whatif's row order changed
+                raise RuntimeError("whatif() rows no longer follow replay()'s call order")
+            for p, outcome in zip(chunk["policy"], chunk["outcome"]):
+                outcomes[p][i] = outcome
+    for p in policies:
+        out[p] = pd.array(outcomes[p], dtype="string")
+    out["note"] = base["note"]
+    for col in (*WHATIF_BASE_COLUMNS, "note"):
+        out[col] = out[col].astype("string")
+    return out
+
+
+class WhatIfExplorer(RememberedWidget):
+    """Which policy change would have avoided each captured failure, for a chosen mode and DSH version.
+
+    Controls: ``mode`` (default: the session's mode when the capture has ``sandbox/mode`` events, else
+    the ``mode`` given, else ``danger-full-access``), ``dsh`` (version), ``policies`` (a
+    ``SelectMultiple``, all selected); pane ``table``.
+    """
+
+    def __init__(self, capture: Capture, mode: str | None = None, *, remember: bool = True):
+        if mode is not None and mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+        self.capture = capture
+        self.given_mode = mode
+        self.recorded_mode = session_mode(capture)
+        default = self.recorded_mode or mode or "danger-full-access"
+        self._memory_key(remember, capture_key(capture), mode)
+        self.mode = W.Dropdown(options=list(MODES), value=default, description="mode")
+        self.dsh = W.Dropdown(options=list(DSH_VERSIONS), value=DEFAULT_DSH, description="DSH")
+        self.policies = W.SelectMultiple(
+            options=list(POLICIES), value=tuple(POLICIES), rows=len(POLICIES), description="policies"
+        )
+        self.table = W.HTML()
+        self._restore_controls(self._saved(), {"mode": self.mode, "dsh": self.dsh, "policies": self.policies})
+        self._update()
+        for control in (self.mode, self.dsh, self.policies):
+            control.observe(self._update, names="value")
+        self.widget = W.VBox([W.HBox([self.mode, self.dsh]), self.policies, self.table])
+
+    @property
+    def value(self) -> dict:
+        """The current choices: ``{"mode", "dsh", "policies"}``."""
+        return {"mode": self.mode.value, "dsh": self.dsh.value, "policies": tuple(self.policies.value)}
+
+    def result(self) -> pd.DataFrame:
+        v = self.value
+        return whatif_table(self.capture, mode=v["mode"], dsh=v["dsh"], policies=list(v["policies"]))
+
+    def _update(self, change=None) -> None:
+        v = self.value
+        if self.recorded_mode is None:
+            where = (
+                "given"
+                if v["mode"] == self.given_mode
+                else ("default" if self.given_mode is None and v["mode"] == "danger-full-access" else "chosen")
+            )
+        elif _session_modes(self.capture) == {v["mode"]}:
+            where = "the session's own mode"
+        else:
+            where = f"what-if: the session ran in {self.recorded_mode}"
+        head = (
+            f'<div class="tk-head">mode <b>{esc(v["mode"])}</b> ({esc(where)}) · DSH {esc(v["dsh"])} · '
+            f"policies: {esc(seq(v['policies']))}</div>"
+        )
+        table = frame_html(self.result(), empty="no tool calls in this capture")
+        self.table.value = pane(head + table)
+        self._remember(v)

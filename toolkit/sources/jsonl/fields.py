@@ -1,0 +1,155 @@
+"""Value parsers every JSONL shape shares: times, numbers, headers, JSON-text columns, bodies not stored."""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from toolkit.wire.json_text import json_int, json_kind
+from toolkit.wire.records import Issue
+
+if TYPE_CHECKING:
+    from toolkit.sources.jsonl.entry import Entry
+
+__all__ = [
+    "compact",
+    "count",
+    "epoch",
+    "header",
+    "headers",
+    "json_value",
+    "not_stored",
+    "number",
+    "status",
+    "str_or_none",
+    "timing",
+]
+
+
+def compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def json_value(value: Any) -> Any:
+    """A JSON column that may arrive as JSON text (SQL/CSV exports) or as the value itself."""
+    if isinstance(value, str):
+        stripped = value.strip()
+        if stripped[:1] in ("{", "[") or stripped in ("null", '""'):
+            try:
+                return json.loads(stripped)
+            except (json.JSONDecodeError, RecursionError):
+                return value
+    return value
+
+
+def not_stored(value: Any) -> bool:
+    return value is None or value == "" or value == {} or value == []
+
+
+def headers(value: Any, direction: str, issues: list[Issue]) -> list[tuple[str, str]]:
+    """Headers as (name, value) pairs from a dict, ``[{name, value}]`` or ``[[name, value]]``."""
+    if value is None:
+        return []
+    out: list[tuple[str, str]] = []
+    if isinstance(value, dict):
+        for name, v in value.items():
+            for item in v if isinstance(v, list) else [v]:
+                out.append((str(name), _header_value(item)))
+        return out
+    if isinstance(value, list):
+        for item in value:
+            if isinstance(item, dict) and "name" in item:
+                out.append((str(item["name"]), _header_value(item.get("value"))))
+            elif isinstance(item, (list, tuple)) and len(item) == 2:
+                out.append((str(item[0]), _header_value(item[1])))
+            else:
+                issues.append(Issue("bad-header", f"{direction} header entry {str(item)[:80]!r} skipped"))
+        return out
+    issues.append(Issue("bad-header", f"{direction} headers are a JSON {json_kind(value)}; ignored"))
+    return []
+
+
+def _header_value(value: Any) -> str:
+    return "" if value is None else value if isinstance(value, str) else str(value)
+
+
+def header(pairs: list[tuple[str, str]], name: str) -> str | None:
+    """The first value of header ``name`` (lower case; an HTTP/2 pseudo-header's ``:`` ignored)."""
+    for n, v in pairs:
+        if n.lower().lstrip(":") == name:
+            return v
+    return None
+
+
+def epoch(value: Any, key: str, issues: list[Issue]) -> float | None:
+    """Epoch seconds (UTC) from ISO 8601 or epoch seconds/milliseconds."""
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            value = float(text)
+        except ValueError:
+            try:
+                dt = datetime.fromisoformat(text)
+            except ValueError:
+                issues.append(Issue("bad-time", f"{key} {text[:60]!r} is not ISO 8601 or epoch time"))
+                return None
+            if dt.tzinfo is None:
+                dt = dt.replace(tzinfo=UTC)
+            return dt.timestamp()
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        issues.append(Issue("bad-time", f"{key} {str(value)[:60]!r} is not a time"))
+        return None
+    # Epoch seconds reach 1e11 only in the year 5138: anything larger is milliseconds.
+    return float(value) / 1000.0 if abs(value) >= 1e11 else float(value)
+
+
+def number(value: Any, key: str, issues: list[Issue]) -> float | None:
+    if value is None:
+        return None
+    try:
+        result = float(value)
+    except (TypeError, ValueError):
+        result = math.nan
+    if isinstance(value, bool) or not math.isfinite(result):
+        issues.append(Issue("bad-number", f"{key} {str(value)[:60]!r} is not a number"))
+        return None
+    return result
+
+
+def count(value: Any) -> int | None:
+    """A count column: a JSON integer, or the decimal text of one (SQL and CSV exports write numbers as text)."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except (ValueError, RecursionError):
+            return None
+    return json_int(value)
+
+
+def status(value: Any, issues: list[Issue]) -> int | None:
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        issues.append(Issue("bad-status", f"status {str(value)[:60]!r} is not an integer"))
+        return None
+
+
+def str_or_none(value: Any) -> str | None:
+    if value is None:
+        return None
+    return value if isinstance(value, str) else str(value)
+
+
+def timing(e: Entry, obj: dict[str, Any], start_key: str, end_key: str, duration_key: str) -> None:
+    """Start time, and a duration taken as logged or else from the end time."""
+    if obj.get(start_key) is not None:
+        e.started_at = epoch(obj[start_key], start_key, e.issues)
+    e.duration_ms = number(obj.get(duration_key), duration_key, e.issues)
+    if e.duration_ms is None and obj.get(end_key) is not None and e.started_at is not None:
+        end = epoch(obj[end_key], end_key, e.issues)
+        if end is not None:
+            e.duration_ms = (end - e.started_at) * 1000.0

@@ -1,0 +1,146 @@
+"""The line-streaming half of the JSONL reader: open (through compression), split, parse, dispatch by shape."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from collections.abc import Callable, Iterator
+from os import PathLike
+from typing import Any
+
+from toolkit.errors import CaptureError
+from toolkit.sources.jsonl import canonical, helicone, litellm
+from toolkit.sources.jsonl.entry import Entry, to_decoded
+from toolkit.wire.json_text import json_kind
+from toolkit.wire.records import Decoded, EntryCount, Problem
+
+__all__ = ["read", "recognizes"]
+
+_BOM = b"\xef\xbb\xbf"
+_Stream = io.BufferedReader | gzip.GzipFile
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+#: (recogniser, reader) per shape, in the order they are tried.
+_SHAPES: tuple[tuple[Callable[[dict[str, Any]], bool], Callable[[dict[str, Any]], Entry]], ...] = (
+    (canonical.matches, canonical.entry),
+    (helicone.matches, helicone.entry),
+    (litellm.matches, litellm.entry),
+)
+
+
+def read(path: str | PathLike[str], source: str) -> Iterator[Decoded | Problem | EntryCount]:
+    """Yield one ``Decoded`` or ``Problem`` per non-blank line, then ``EntryCount``."""
+    f = _open(path)
+    with f:
+        entries = 0
+        parsed_any = False
+        held: list[Problem] = []  # bad lines before the first good one (the file may be no JSONL)
+        offset = 0
+        for line_no, raw in _numbered_lines(f, path):
+            start = offset
+            offset += len(raw)
+            if line_no == 1 and raw.startswith(_BOM):
+                raw, start = raw[len(_BOM) :], start + len(_BOM)
+            if not raw.strip():
+                continue
+            entries += 1
+            obj, problem = _parse_line(raw, line_no, start, source)
+            if problem is not None:
+                if parsed_any:
+                    yield problem
+                else:
+                    held.append(problem)
+                continue
+            if not parsed_any:
+                parsed_any = True
+                yield from held
+                held = []
+            yield _entry_record(obj, source, line_no)
+        if held:
+            first = held[0]
+            raise CaptureError(
+                path,
+                f"not a JSONL file: no line parses as JSON ({first.message})",
+                location=first.location,
+            )
+        yield EntryCount(source, "line", entries)
+
+
+def recognizes(obj: Any) -> bool:
+    """Whether one parsed line has one of the exchange shapes this reader takes."""
+    return isinstance(obj, dict) and any(matches(obj) for matches, _ in _SHAPES)
+
+
+def _open(path: str | PathLike[str]) -> _Stream:
+    """The file as a binary stream of lines, through gzip or zstd compression (sniffed)."""
+    try:
+        f = open(path, "rb")
+        magic = f.read(4)
+        f.seek(0)
+    except OSError as exc:
+        raise CaptureError(path, f"cannot open: {exc.strerror or exc}") from None
+    if magic[:2] == b"\x1f\x8b":
+        f.close()
+        return gzip.open(path, "rb")
+    if magic == _ZSTD_MAGIC:
+        import zstandard
+
+        # closefd (the default) closes ``f`` with the reader
+        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(f, read_across_frames=True))
+    return f
+
+
+def _numbered_lines(f: _Stream, path: str | PathLike[str]) -> Iterator[tuple[int, bytes]]:
+    """(line number, raw line); a corrupt compressed tail ends the file with a CaptureError."""
+    line_no = 0
+    while True:
+        try:
+            raw = f.readline()
+        except Exception as exc:  # gzip/zstd corruption (OSError, EOFError, zstandard.ZstdError)
+            raise CaptureError(
+                path, f"compressed data is corrupt after line {line_no}: {exc}", location=f"line {line_no + 1}"
+            ) from None
+        if not raw:
+            return
+        line_no += 1
+        yield line_no, raw
+
+
+def _parse_line(raw: bytes, line_no: int, start: int, source: str) -> tuple[Any, Problem | None]:
+    location = f"line {line_no}"
+    raw = raw.rstrip(b"\r\n")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        msg = f"line {line_no}: not UTF-8 text: {exc.reason} (byte {start + exc.start})"
+        return None, Problem(source, location, "bad-line", msg)
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as exc:
+        byte = start + len(text[: exc.pos].encode("utf-8"))
+        msg = f"line {line_no}: not JSON: {exc.msg} (column {exc.colno}, byte {byte})"
+        return None, Problem(source, location, "bad-line", msg)
+    except RecursionError:
+        msg = f"line {line_no}: JSON nested too deeply to read"
+        return None, Problem(source, location, "bad-line", msg)
+
+
+def _entry_record(obj: Any, source: str, line_no: int) -> Decoded | Problem:
+    location = f"line {line_no}"
+    if not isinstance(obj, dict):
+        msg = f"line {line_no}: a JSON {json_kind(obj)}, not an object holding a request"
+        return Problem(source, location, "unknown-shape", msg)
+    shape = next((reader for matches, reader in _SHAPES if matches(obj)), None)
+    if shape is None:
+        keys = ", ".join(list(obj)[:8]) or "none"
+        msg = (
+            f"line {line_no}: JSON object with no recognisable request/response "
+            f"(keys: {keys}); expected the canonical, LiteLLM spend-log or Helicone shape"
+        )
+        return Problem(source, location, "unknown-shape", msg)
+    try:
+        return to_decoded(shape(obj), source, line_no)
+    except Exception as exc:  # a bug here must not cost the rest of the file
+        msg = f"line {line_no}: reading the entry failed ({type(exc).__name__}: {exc})"
+        return Problem(source, location, "decode-error", msg)

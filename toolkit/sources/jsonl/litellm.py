@@ -1,0 +1,123 @@
+"""LiteLLM ``LiteLLM_SpendLogs`` rows (``BerriAI/litellm`` ``schema.prisma``), e.g. from ``/spend/logs`` or SQL.
+
+Bodies are there only with ``general_settings: store_prompts_in_spend_logs: true``. The fields read:
+``request_id, call_type, startTime, endTime, request_duration_ms, model, custom_llm_provider,
+api_base, status, messages, response, proxy_server_request, prompt_tokens, completion_tokens,
+metadata`` (``metadata.error_information``: ``error_code, error_class, error_message``). JSON
+columns may arrive as JSON text; they are parsed.
+
+These bodies are **LiteLLM-normalised, not wire bytes** (``body_fidelity = "normalised"``):
+``proxy_server_request`` is the request body the proxy received
+(``litellm/proxy/spend_tracking/spend_tracking_utils.py``
+``_get_proxy_server_request_for_spend_logs_payload``) and ``response`` is LiteLLM's response object
+(a stream is stored assembled, not as SSE). ``method`` is taken as POST, ``url`` is inferred as
+``api_base`` + the endpoint ``call_type`` implies, and ``status`` 200 is inferred from
+``status: "success"`` (a failure row takes ``metadata.error_information``). ``{}`` bodies mean
+"not stored" (prompt storage off, or LiteLLM v1.77.2, litellm#15641) and become a
+``body-not-stored`` Issue; strings cut at ``MAX_STRING_LENGTH_PROMPT_IN_DB`` (marked
+``litellm_truncated``) become a ``body-truncated`` Issue.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from toolkit.sources.jsonl.entry import Entry
+from toolkit.sources.jsonl.fields import compact, count, headers, json_value, not_stored, str_or_none, timing
+from toolkit.wire.records import Issue
+
+__all__ = ["ENDPOINTS", "KEYS", "TRUNCATED", "entry", "matches"]
+
+#: LiteLLM ``call_type`` → the OpenAI-style endpoint it implies (litellm ``CallTypes``).
+ENDPOINTS = {
+    "completion": "/chat/completions",
+    "acompletion": "/chat/completions",
+    "responses": "/responses",
+    "aresponses": "/responses",
+    "text_completion": "/completions",
+    "atext_completion": "/completions",
+    "embedding": "/embeddings",
+    "aembedding": "/embeddings",
+    "anthropic_messages": "/messages",
+}
+#: The marker LiteLLM leaves in a cut string (``litellm/constants.py`` ``LITELLM_TRUNCATED_PAYLOAD_FIELD``).
+TRUNCATED = "litellm_truncated"
+#: A line with ``request_id`` and any of these is a spend-log row.
+KEYS = ("startTime", "call_type", "proxy_server_request", "api_base", "spend")
+
+
+def matches(obj: dict[str, Any]) -> bool:
+    return "request_id" in obj and any(k in obj for k in KEYS)
+
+
+def entry(obj: dict[str, Any]) -> Entry:
+    e = Entry(log_id=str_or_none(obj.get("request_id")), method="POST", fidelity="normalised")
+    timing(e, obj, "startTime", "endTime", "request_duration_ms")
+    call_type = str_or_none(obj.get("call_type"))
+    e.url = _url(str_or_none(obj.get("api_base")), call_type)
+    e.provider = str_or_none(obj.get("custom_llm_provider"))
+    e.model = str_or_none(obj.get("model"))
+    e.input_tokens = count(obj.get("prompt_tokens"))
+    e.output_tokens = count(obj.get("completion_tokens"))
+    status = str_or_none(obj.get("status"))
+    metadata = json_value(obj.get("metadata"))
+    if status == "success":
+        e.status = 200
+    elif status == "failure":
+        info = metadata.get("error_information") if isinstance(metadata, dict) else None
+        if isinstance(info, dict):
+            code = str_or_none(info.get("error_code"))
+            e.status = int(code) if code and code.isdigit() else None
+            e.error_code = code
+            e.error_type = str_or_none(info.get("error_class"))
+            e.error_message = str_or_none(info.get("error_message"))
+        e.issues.append(Issue("gateway-failure", "LiteLLM logged this call as a failure"))
+
+    request = json_value(obj.get("proxy_server_request"))
+    if isinstance(request, dict) and "body" in request and ({"url", "method", "headers"} & request.keys()):
+        e.request_headers = headers(request.get("headers"), "request", e.issues)
+        request = json_value(request.get("body"))
+    response = json_value(obj.get("response"))
+    messages = json_value(obj.get("messages"))
+
+    if not_stored(request) and not_stored(response):
+        e.issues.append(
+            Issue(
+                "body-not-stored",
+                "LiteLLM stored {} for the request and response: store_prompts_in_spend_logs is off, "
+                "or LiteLLM v1.77.2 dropped them (litellm#15641)",
+            )
+        )
+    elif not_stored(request):
+        what = "request body (proxy_server_request is empty)"
+        if not not_stored(messages):
+            what += "; only its normalised messages survive, so tools and parameters are unknown"
+        e.issues.append(Issue("body-not-stored", f"LiteLLM stored no {what}"))
+    elif not_stored(response):
+        e.issues.append(Issue("body-not-stored", "LiteLLM stored no response body"))
+    if not not_stored(request):
+        request_text = request if isinstance(request, str) else compact(request)
+        e.request_body, e.request_bytes = request_text, len(request_text.encode("utf-8"))
+    if not not_stored(response):
+        response_text = response if isinstance(response, str) else compact(response)
+        e.response_body, e.response_bytes = response_text, len(response_text.encode("utf-8"))
+    for direction, body in (("request", e.request_body), ("response", e.response_body)):
+        if isinstance(body, str) and TRUNCATED in body:
+            e.issues.append(
+                Issue(
+                    "body-truncated",
+                    f"LiteLLM truncated strings in the {direction} (MAX_STRING_LENGTH_PROMPT_IN_DB)",
+                )
+            )
+    return e
+
+
+def _url(api_base: str | None, call_type: str | None) -> str | None:
+    if not api_base:
+        return None
+    endpoint = ENDPOINTS.get(call_type or "")
+    base = api_base.rstrip("/")
+    if endpoint and not urlsplit(base).path.endswith(endpoint):
+        return base + endpoint
+    return base

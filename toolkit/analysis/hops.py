@@ -454,9 +454,9 @@ def _show(v):
     return json.dumps(v, ensure_ascii=False)
 
 
-def _flat_tools(tools: list) -> dict[str, tuple[int, dict]]:
+def _flat_tools(tools: list) -> dict[Any, tuple[int, dict]]:
     """name → (position, the tool with a Chat Completions ``function`` wrapper taken off)."""
-    out: dict[str, tuple[int, dict]] = {}
+    out: dict[Any, tuple[int, dict]] = {}  # keyed by the name as sent (None when there is none)
     for i, t in enumerate(tools):
         if not isinstance(t, dict):
             continue

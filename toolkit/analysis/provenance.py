@@ -9,6 +9,8 @@ field a call filled although the schema marks it optional, one more row says who
 
 from __future__ import annotations
 
+from typing import Any
+
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -95,7 +97,8 @@ def _row(field, question, answer, actor, layer, settled, evidence) -> dict:
     }
 
 
-def _where(cap: Capture, exchange_id: str) -> str:
+def _where(cap: Capture | None, exchange_id: str) -> str:
+    assert cap is not None  # callers pass the capture the exchange came from
     x = cap.exchanges[cap.exchanges["exchange_id"] == exchange_id].iloc[0]
     return f"{x['source']} {x['location']}"
 
@@ -158,6 +161,7 @@ def _strict_rows(ev: _Evidence, tool: str) -> list[dict]:
                 f"compat.supportsStrictMode resolved to {model_row['supports_strict_mode']} "
                 f"({model_row['strict_mode_source']})"
             )
+            assert ev.settings is not None  # a model row comes from the settings
             yaml = f"{ev.settings.source} llm-pi-ai.providers.{model_row['route']}.compat (route line {_route_line(ev, model_row)})"
             answer = f"pi-ai {'omitted the key' if state == 'absent' else f'wrote strict: {state}'} because {why}"
             rows.append(_row(f, QUESTIONS[0], answer, "pi-ai", "serialization", True, [where, yaml]))
@@ -193,6 +197,7 @@ def _strict_rows(ev: _Evidence, tool: str) -> list[dict]:
 
 
 def _route_line(ev: _Evidence, model_row) -> str:
+    assert ev.settings is not None
     r = ev.settings.routes[ev.settings.routes["route"] == model_row["route"]]
     return str(r.iloc[0]["line"]) if len(r) else "?"
 
@@ -304,7 +309,7 @@ def _interpreted_row(ev: _Evidence, tool: str, f: str) -> dict:
     )
 
 
-def _calls(ev: _Evidence, tool: str) -> list[tuple[Capture, object, bool]]:
+def _calls(ev: _Evidence, tool: str) -> list[tuple[Capture, Any, bool]]:
     """(capture, call row, filled every optional field) for every call of ``tool``."""
     out = []
     for cap in ev.hops + ev.sessions:
@@ -516,7 +521,7 @@ def _image_rows(ev: _Evidence, model: str) -> list[dict]:
                 "settings",
                 "capability",
                 True,
-                [f"{ev.settings.source} llm-pi-ai.providers.{r['route']}.models (line {r['line']})"],
+                [f"{ev.settings.source if ev.settings else ''} llm-pi-ai.providers.{r['route']}.models (line {r['line']})"],
             )
         )
     else:

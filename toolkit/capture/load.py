@@ -219,7 +219,7 @@ class _Builder:
             if len(self._txt_cache) > 65536:
                 self._txt_cache.clear()
             out = self._txt_cache[text] = redact_text(text)
-        return out
+        return out  # type: ignore[return-value]  # _MISS never leaves the cache lookup
 
     def add(self, rec, fmt: str) -> None:
         if isinstance(rec, Decoded):
@@ -295,10 +295,10 @@ class _Builder:
         )
         if self.keep_bodies and d.request is not None:
             self.rows["bodies"].append((xid, self._obj(d.request)))
-        echoed = {}
+        echoed: dict[str | None, str] = {}
         for t in d.echoed_tools or ():
             if isinstance(t, dict):
-                fn = t.get("function") if isinstance(t.get("function"), dict) else t
+                fn = t["function"] if isinstance(t.get("function"), dict) else t
                 echoed.setdefault(fn.get("name"), strict_state(t))
         tools = self.rows["tools"]
         for pos, tool in enumerate(d.tools):
@@ -360,9 +360,9 @@ class _Builder:
                 )
             )
         headers = self.rows["headers"]
-        for h in d.headers:
-            value = redact_header(h.name, h.value) if self.redact else h.value
-            headers.append((xid, h.direction, h.name.lower(), value))
+        for hd in d.headers:
+            value = redact_header(hd.name, hd.value) if self.redact else hd.value
+            headers.append((xid, hd.direction, hd.name.lower(), value))
         problems = self.rows["problems"]
         for issue in d.issues:
             problems.append((ex.source, ex.location, issue.kind, txt(issue.message), xid))

@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from toolkit.errors import InputError
 from toolkit.capture import Capture
 from toolkit.capture.frames import declare, fixed
 from toolkit.knowledge import dsh_runtime as rt
@@ -159,13 +160,13 @@ def check_call(
     a session whose approval policy is ``never`` answers ``rejected``).
     """
     if tool not in TOOLS:
-        raise ValueError(f"check_call models {', '.join(TOOLS)}, not {tool!r}")
+        raise InputError(f"check_call models {', '.join(TOOLS)}, not {tool!r}")
     if approval not in APPROVALS:
-        raise ValueError(f"approval must be one of {', '.join(APPROVALS)}")
+        raise InputError(f"approval must be one of {', '.join(APPROVALS)}")
     if isinstance(arguments, str):
         arguments = json.loads(arguments)
     if not isinstance(arguments, dict):
-        raise ValueError("arguments must be a JSON object")
+        raise InputError("arguments must be a JSON object")
     schema = schema_for(tool) if schema is None else schema
     violations = schema_violations(arguments, schema)
     if violations:
@@ -185,6 +186,8 @@ def check_call(
     if not confined:
         return Verdict(False, "4", rt.NO_FS_SANDBOX if tool in rt.FS_TOOLS else rt.NO_SHELL_SANDBOX, mode)
     target = arguments["sandbox_permissions"]
+    if mode is None:
+        raise InputError("check_call needs the session's mode to judge an escalation (mode=...)")
     if not rt.strictly_wider(target, mode):
         if target == mode and rt.accepts_same_mode(dsh):
             return Verdict(True, None, None, mode)  # from SAME_MODE_ACCEPTED_FROM: the current mode, no approval
@@ -384,8 +387,8 @@ def _session_contexts(capture: Capture) -> dict[tuple, dict]:
         return out
     for source, group in ev.groupby("source", observed=True, sort=False):
         mode = mode_source = policy = None
-        asked: dict[str, str] = {}  # approval id -> call id
-        decided: dict[str, str] = {}  # call id -> outcome
+        asked: dict[Any, str] = {}  # approval id -> call id
+        decided: dict[str, Any] = {}  # call id -> outcome (as logged)
         for row in group.itertuples(index=False):
             p = row.payload if isinstance(row.payload, dict) else {}
             if row.type == "approval/asked" and p.get("callId"):

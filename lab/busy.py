@@ -49,7 +49,7 @@ def runs(n: int = CONVERSATIONS, seed: int = SEED) -> list[Run]:
         route, api, compat = rng.choices(ROUTES, weights=[4, 3, 2, 1])[0]
         strict = _is_strict(api, compat)
         # gw-text-mini answers strict's nullable fields with null; DSH's wording of every resulting schema
-        # violation is not confirmed (dsh.md §5 row 1), so it only serves routes that stay non-strict
+        # violation is not confirmed (docs/upstream.md#dsh-runtime-validation row 1), so it only serves routes that stay non-strict
         model, declared = rng.choice(MODELS[:2] if strict else MODELS)
         if strict:
             results = [

@@ -17,13 +17,13 @@ The model id names the **persona**, each standing for a reported model behaviour
   tool: ``command``/``description`` with values, ``sandbox_permissions: "danger-full-access"``,
   ``justification: ""`` and a value of the right type for the other optional ones (``timeoutMs:
   120000``, ``workdir: "."``, ``run_in_background: false``), so DSH's schema check passes. DSH refuses the empty
-  justification (``invalid justification: expected a non-empty sentence``, dsh.md §5 row 3c); the
+  justification (``invalid justification: expected a non-empty sentence``, docs/upstream.md#dsh-runtime-validation row 3c); the
   model then retries once with a one-sentence justification. A second refusal, or any other tool
   result, ends the turn with a text reply, unless the user's image reached the model only as pi-ai's
   placeholder ``(image omitted: model does not support images)``: then it tries ``read_image`` on
   the screenshot first. Without strict it sends only the required properties.
 * ``gw-text-mini``: under strict it answers every optional field with ``null`` (the nullable half of
-  pi-ai's strict transform), which DSH's schema check refuses (dsh.md §10, "Strict gateways").
+  pi-ai's strict transform), which DSH's schema check refuses (docs/upstream.md#gateways-strict).
 * ``gw-vision``: as ``gw-coder``, and it describes an image instead of calling a tool when the
   latest user message (or the tool result being answered) carries one.
 
@@ -116,7 +116,7 @@ STRICT_OPTIONAL_VALUES = {
 NULL_FILLERS = ("gw-text-mini",)  # personas that answer strict's required-but-nullable fields with null
 IMAGE_PLACEHOLDER = "(image omitted: model does not support images)"  # pi-ai transform-messages.ts
 SCREENSHOT_PATH = "screenshot.png"
-RETRY_MARKER = "invalid justification"  # DSH validateEscalationArgs, dsh.md §5 row 3c
+RETRY_MARKER = "invalid justification"  # DSH validateEscalationArgs, docs/upstream.md#dsh-runtime-validation row 3c
 RETRY_JUSTIFICATION = "Listing the workspace needs full access to every directory."
 VISION_REPLY = "The screenshot shows a failing test run."
 NO_TOOL_REPLY = "I have no tool to run."
@@ -405,7 +405,7 @@ def _first_line(text: str) -> str:
 
 
 def _is_error(text: str) -> bool:
-    """DSH hands a thrown error back as ``Error: <message>`` (dsh.md §5)."""
+    """DSH hands a thrown error back as ``Error: <message>`` (docs/upstream.md#dsh-runtime-validation)."""
     return (text or "").lstrip().lower().startswith("error")
 
 

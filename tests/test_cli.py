@@ -120,7 +120,7 @@ def test_choices_come_from_their_one_definition():
     assert options[("verify", "--mode")] == list(dsh_runtime.MODES)
     assert options[("verify", "--format")] == ["text", "markdown", "json", "html"]
     assert options[("summary", "--format")] == options[("ingest", "--format")] == list(FORMATS)
-    assert options[("variants", "--api")] == list(pi_ai_tools.APIS)
+    assert options[("variants", "--api")] == list(pi_ai_tools.TOOL_APIS)
     assert options[("variants", "--pi-ai")] == list(pi_ai.VERSIONS)
     assert options[("variants", "--tool")] == list(DSH_TOOLS)
     verify = sub.choices["verify"]

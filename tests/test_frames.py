@@ -43,3 +43,12 @@ def test_a_name_has_one_definition():
     with pytest.raises(ValueError, match="declared twice"):
         frames.declare("test-demo", {"a": "Int64"})
     del frames.DECLARED["test-demo"]
+
+
+def test_times_come_from_epoch_seconds_or_timestamps_to_the_microsecond():
+    times = frames.Frame("t", {"at": frames.UTC_TIME})
+    from_epoch = times.from_columns({"at": [1764583200.123456, None]})
+    stamps = list(from_epoch["at"])
+    again = times.from_columns({"at": stamps})
+    assert times.mismatches(again) == [] and again["at"].equals(from_epoch["at"])
+    assert str(again["at"].iloc[0]) == "2025-12-01 10:00:00.123456+00:00" and again["at"].isna().iloc[1]

@@ -113,7 +113,7 @@ def test_the_fixtures_cover_every_cell_of_the_pi_ai_md_table():
             for toolset in ("plain", "prefer", "require"):
                 assert ("1.6.0", api, compat, toolset) in cells
 
-    # and the bash column of pi-ai.md §5, read off the real bodies
+    # and the bash column of docs/upstream.md#pi-ai-observed-strict, read off the real bodies
     def bash_strict(version, api, compat, toolset):
         cell = next(
             c for c in CELLS if (c["piAi"], c["api"], c["compat"], c["toolset"]) == (version, api, compat, toolset)

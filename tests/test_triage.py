@@ -12,6 +12,7 @@ import yaml
 import toolkit
 from toolkit.analysis import triage
 from toolkit.knowledge import dsh_images as img
+from toolkit.knowledge import dsh_runtime as rt
 from toolkit.knowledge import dsh_settings as dsh
 from toolkit.knowledge import pi_ai_tools
 from toolkit.knowledge.pi_ai_tools import PiAiRefusal
@@ -88,13 +89,20 @@ def test_knowledge_texts_are_caught_by_their_rules():
         (dsh.removed_provider("gw"), "dsh-settings-removed-provider"),
         (dsh.needs_base_url("gw", "gw-coder"), "dsh-settings-needs-base-url"),
         (dsh.missing_credential("gw", "GW_API_KEY"), "dsh-missing-credential"),
-        ("Error: " + img.read_image_refusal("screenshot.png", "gw-coder"), "dsh-read-image-undeclared"),
-        (img.acp_refusal("gw-coder"), "dsh-acp-image-undeclared"),
+        (rt.ERROR_PREFIX + img.read_image_refusal("screenshot.png", "gw-coder"), "dsh-read-image-undeclared"),
+        (img.ACP_PROMPT_REFUSAL, "dsh-acp-image-refused"),
         (img.web_refusal("gw-coder"), "dsh-web-image-unsupported"),
         (img.adapter_refusal("gw-coder"), "dsh-pi-ai-adapter-image"),
         (pi_ai_tools.require_unmet("bash", "strict tools are unsupported"), "pi-ai-require-strict-unsupported"),
     ]:
         assert triage.classify(text).rule_id == rule_id, text
+
+
+def test_every_dsh_image_text_has_its_rule():
+    """Whichever entry point's text a user pastes, triage names the cause."""
+    for entry, text in img.refusals("gw-coder", "shot.png", media_type="image/png"):
+        found = triage.classify(text)
+        assert found.rule_id != triage.UNKNOWN and found.layer == "config-capability", (entry, text, found.rule_id)
 
 
 def test_examples_are_validated_when_rules_load():

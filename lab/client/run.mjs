@@ -7,7 +7,7 @@
 // 2 for bad usage or a bad scenario file; 3 when pi-ai could not be loaded or threw before streaming.
 // On a non-zero exit one line saying why goes to stderr.
 //
-// How the pi-ai Model is built (mirrors DSH llm-pi-ai for a custom route, see dsh.md section 2):
+// How the pi-ai Model is built (mirrors DSH llm-pi-ai for a custom route, see docs/upstream.md#dsh-settings):
 //   {id, name (default id), api, provider, baseUrl, input, cost: all zero, reasoning (default false),
 //    contextWindow (default 262144), maxTokens (default 32768), compat (only when the scenario gives it)}
 //   `input`: DSH resolves `declaredInput(entry.input) ?? catalog.input ?? [...defaultInput]`, and a custom

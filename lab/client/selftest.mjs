@@ -42,7 +42,7 @@ function sse(res, frames, { named }) {
 const pad = (n) => String(n).padStart(4, "0");
 const USAGE_RESPONSES = { input_tokens: 42, input_tokens_details: { cached_tokens: 0 }, output_tokens: 17, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 59 };
 
-// wire-formats.md section 1.3 function-call stream (ids numbered per round), preceded by response.created.
+// docs/upstream.md#openai-responses-sse function-call stream (ids numbered per round), preceded by response.created.
 function responsesFunctionCall(n, model) {
 	const fc = `fc_local_${pad(n)}`;
 	const call = `call_local_${pad(n)}`;
@@ -77,7 +77,7 @@ function responsesText(n, model, text) {
 	];
 }
 
-// wire-formats.md section 2 stream.
+// docs/upstream.md#chat-completions stream.
 function completionsFunctionCall(n, model) {
 	const base = { id: `chatcmpl-local-${pad(n)}`, object: "chat.completion.chunk", created: 1767225600, model };
 	return [
@@ -292,7 +292,7 @@ const RESPONSES = "openai-responses";
 const CODEX = "openai-codex-responses";
 const COMPLETIONS = "openai-completions";
 
-// Expected strict per pi-ai.md section 5 (plain tool).
+// Expected strict per docs/upstream.md#pi-ai-observed-strict (plain tool).
 const matrix = [
 	{ piAi: "1.6.0", api: RESPONSES, compat: undefined, strict: "absent" },
 	{ piAi: "1.6.0", api: RESPONSES, compat: { supportsStrictMode: true }, strict: false },

@@ -72,8 +72,8 @@ function docNode(s) {
 	if (s.properties !== undefined && s.type !== "object") throw new DocError("properties require type object"); // rule 7
 	if (s.type !== "object") return;
 	if (s.additionalProperties !== undefined && s.additionalProperties !== false) throw new DocError("schema-valued or true additionalProperties is unsupported"); // rule 8
-	if (s.properties !== undefined && !isObj(s.properties)) throw new DocError("(pi-ai.md gives no message: properties must be an object)");
-	if (s.required !== undefined && (!Array.isArray(s.required) || s.required.some((k) => typeof k !== "string"))) throw new DocError("(pi-ai.md gives no message: required must be a string array)");
+	if (s.properties !== undefined && !isObj(s.properties)) throw new DocError("(docs/upstream.md#pi-ai gives no message: properties must be an object)");
+	if (s.required !== undefined && (!Array.isArray(s.required) || s.required.some((k) => typeof k !== "string"))) throw new DocError("(docs/upstream.md#pi-ai gives no message: required must be a string array)");
 	const props = s.properties ?? {};
 	const names = Object.keys(props);
 	const req = new Set(s.required ?? []);
@@ -87,6 +87,7 @@ function docNode(s) {
 }
 function docStrict(schema) {
 	const c = structuredClone(schema);
+	if (!isObj(c)) throw new DocError("root schema must have type object"); // checked before rule 1
 	docNode(c);
 	if (c.type !== "object") throw new DocError("root schema must have type object");
 	return c;
@@ -104,7 +105,7 @@ for (const e of corpus.tools) {
 	const label = `§3 makeStrictJsonSchema(${e.id})`;
 	if (doc.ok && lib.ok) check(`${label}: output (incl. key order) matches the §3 rules`, S(doc.schema) === S(lib.schema), `doc ${S(doc.schema).slice(0, 300)}\n      lib ${S(lib.schema).slice(0, 300)}`);
 	else if (!doc.ok && !lib.ok) {
-		if (doc.error.startsWith("(pi-ai.md gives no message")) note(`§3 ${e.id}: library message "${lib.error}" ${doc.error.slice(1, -1).replace("pi-ai.md gives no message: ", "for: ")}`);
+		if (doc.error.startsWith("(docs/upstream.md#pi-ai gives no message")) note(`§3 ${e.id}: library message "${lib.error}" ${doc.error.slice(1, -1).replace("docs/upstream.md#pi-ai gives no message: ", "for: ")}`);
 		else check(`${label}: error message`, doc.error === lib.error, `doc "${doc.error}" vs library "${lib.error}"`);
 		check(`${label}: error class UnsupportedStrictJsonSchemaError`, lib.errorName === "UnsupportedStrictJsonSchemaError", lib.errorName);
 	} else check(`${label}: ok/error agrees`, false, `doc ${doc.ok ? "ok" : `error "${doc.error}"`}; library ${lib.ok ? "ok" : `error "${lib.error}"`}`);

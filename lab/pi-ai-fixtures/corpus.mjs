@@ -2,11 +2,11 @@
 // ("double application") that generate.mjs fills in with pi-ai 1.6.0's own strict transform.
 //
 // Groups:
-//   dsh      DSH tool schemas (dsh.md section 4). `bash` is lab/scenarios.py BASH_DESCRIPTION/BASH_PARAMETERS
-//            byte for byte (dsh-bash.json, dumped from scenarios.py). pwsh/write/edit follow dsh.md section 4;
-//            their description texts are lab-made (dsh.md quotes no exact text for them).
+//   dsh      DSH tool schemas (docs/upstream.md#dsh-tool-schemas). `bash` is lab/scenarios.py BASH_DESCRIPTION/BASH_PARAMETERS
+//            byte for byte (dsh-bash.json, dumped from scenarios.py). pwsh/write/edit follow docs/upstream.md#dsh-tool-schemas;
+//            their description texts are lab-made (docs/upstream.md#dsh quotes no exact text for them).
 //   shape    schema shapes the strict transform is expected to accept.
-//   refusal  one tool per refusal rule of pi-ai.md section 3 (plus the library's extra messages).
+//   refusal  one tool per refusal rule of docs/upstream.md#pi-ai-strict-transform (plus the library's extra messages).
 //   double   the 1.6.0 transform's own output fed again (non-idempotence).
 
 import { readFileSync } from "node:fs";
@@ -46,8 +46,8 @@ const add = (group, id, parameters, extra = {}) =>
 add("dsh", "bash", clone(DSH_BASH.parameters), { description: DSH_BASH.description, source: "lab/scenarios.py BASH_DESCRIPTION, BASH_PARAMETERS" });
 add("dsh", "pwsh", clone(DSH_BASH.parameters), {
 	description:
-		"Execute a PowerShell command and return its output. Each call runs in a fresh session. (lab-made description; parameters as bash per dsh.md section 4)",
-	source: "dsh.md section 4: same parameters as bash",
+		"Execute a PowerShell command and return its output. Each call runs in a fresh session. (lab-made description; parameters as bash per docs/upstream.md#dsh-tool-schemas)",
+	source: "deepseek-ai/deepseek-harness packages/shell/tool-bash/src/index.ts @ dsh-v0.1.1-rc.2 (docs/upstream.md#dsh-tool-schemas): same parameters as bash",
 });
 add(
 	"dsh",
@@ -60,7 +60,7 @@ add(
 		},
 		["file_path", "content"],
 	),
-	{ description: "Write a file in the workspace, replacing it if it exists. (lab-made description)", source: "dsh.md section 4 write + fs escalation fields" },
+	{ description: "Write a file in the workspace, replacing it if it exists. (lab-made description)", source: "deepseek-ai/deepseek-harness packages/fs/tool-fs/src/write.ts @ dsh-v0.1.1-rc.2 (docs/upstream.md#dsh-tool-schemas) write + fs escalation fields" },
 );
 add(
 	"dsh",
@@ -75,7 +75,7 @@ add(
 		},
 		["file_path", "old_string", "new_string"],
 	),
-	{ description: "Replace text in a workspace file. (lab-made description)", source: "dsh.md section 4 edit + fs escalation fields" },
+	{ description: "Replace text in a workspace file. (lab-made description)", source: "deepseek-ai/deepseek-harness packages/fs/tool-fs/src/edit.ts @ dsh-v0.1.1-rc.2 (docs/upstream.md#dsh-tool-schemas) edit + fs escalation fields" },
 );
 
 // ------------------------------------------------------------------ shapes expected to transform
@@ -158,7 +158,7 @@ add("shape", "array_without_items", obj({ list: { type: "array" } }), { note: "a
 add("shape", "additional_properties_false", { ...obj({ a: STR("a") }, ["a"]), additionalProperties: false });
 add("shape", "all_required", obj({ a: STR("a"), b: { type: "integer" } }, ["a", "b"]));
 
-// ------------------------------------------------------------------ refusals (pi-ai.md section 3)
+// ------------------------------------------------------------------ refusals (docs/upstream.md#pi-ai-strict-transform)
 add("refusal", "boolean_true_property", obj({ x: true }), { rule: 1 });
 add("refusal", "boolean_false_property", obj({ x: false }), { rule: 1 });
 add("refusal", "kw_ref", obj({ x: { $ref: "#/definitions/thing" } }), { rule: 2 });
@@ -192,8 +192,8 @@ add("refusal", "additional_properties_true", { ...obj({ a: STR("a") }), addition
 add("refusal", "additional_properties_schema", { ...obj({ a: STR("a") }), additionalProperties: { type: "string" } }, { rule: 8 });
 add("refusal", "nested_additional_properties_true", obj({ x: { type: "object", properties: {}, additionalProperties: true } }), { rule: 8 });
 add("refusal", "required_unknown", obj({ a: STR("a") }, ["a", "missing"]), { rule: 8 });
-add("refusal", "properties_not_map", { type: "object", properties: [] }, { rule: 8, note: "library message not in pi-ai.md" });
-add("refusal", "required_not_string_array", { type: "object", properties: { a: STR("a") }, required: "a" }, { rule: 8, note: "library message not in pi-ai.md" });
+add("refusal", "properties_not_map", { type: "object", properties: [] }, { rule: 8, note: "library message not in docs/upstream.md#pi-ai" });
+add("refusal", "required_not_string_array", { type: "object", properties: { a: STR("a") }, required: "a" }, { rule: 8, note: "library message not in docs/upstream.md#pi-ai" });
 add("refusal", "root_string", { type: "string" }, { rule: "root" });
 add("refusal", "root_array", { type: "array", items: { type: "string" } }, { rule: "root" });
 add("refusal", "root_untyped", { properties: { a: STR("a") } }, { rule: "root" });

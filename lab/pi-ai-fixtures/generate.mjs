@@ -172,7 +172,7 @@ for (const options of [undefined, {}, { strict: null }, { strict: true }, { stri
 	}
 }
 const convertDirect = {
-	note: "Each call converts ONE tool. options null with optionsGiven false = called with no second argument. extra = beyond the pi-ai.md section 2 table.",
+	note: "Each call converts ONE tool. options null with optionsGiven false = called with no second argument. extra = beyond the docs/upstream.md#pi-ai-tool-conversion table.",
 	"1.6.0": direct160,
 	"0.73.1": direct073,
 };

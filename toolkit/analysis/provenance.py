@@ -9,18 +9,17 @@ field a call filled although the schema marks it optional, one more row says who
 
 from __future__ import annotations
 
-from typing import Any
-
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from toolkit.analysis import hops
-from toolkit.analysis.verify import LAYERS
 from toolkit.capture import Capture, load_captures
 from toolkit.capture.frames import declare, fixed
 from toolkit.knowledge.dsh_runtime import ERROR_PREFIX
+from toolkit.layers import LAYERS
 from toolkit.layers.config import Settings, load_settings
 
 QUESTIONS = (
@@ -521,7 +520,9 @@ def _image_rows(ev: _Evidence, model: str) -> list[dict]:
                 "settings",
                 "capability",
                 True,
-                [f"{ev.settings.source if ev.settings else ''} llm-pi-ai.providers.{r['route']}.models (line {r['line']})"],
+                [
+                    f"{ev.settings.source if ev.settings else ''} llm-pi-ai.providers.{r['route']}.models (line {r['line']})"
+                ],
             )
         )
     else:

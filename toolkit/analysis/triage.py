@@ -27,7 +27,7 @@ from toolkit.capture.frames import CAT, declare, fixed
 from toolkit.errors import InputError
 from toolkit.knowledge.dsh_runtime import ERROR_PREFIX
 
-# the layer an error belongs to (not verify.LAYERS, the four layers of the verdict)
+# the layer an error belongs to (not toolkit.layers.LAYERS, the four layers of the verdict)
 ERROR_LAYERS = ("config-capability", "serialization-protocol", "runtime-policy", "transport-gateway")
 UNKNOWN = "unknown"
 FIELDS = ("message", "error_code", "status")

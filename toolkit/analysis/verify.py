@@ -19,13 +19,12 @@ import pandas as pd
 from toolkit.capture import Capture
 from toolkit.capture.frames import CAT, declare, fixed
 from toolkit.knowledge.dsh_tools import SCHEMAS
-from toolkit.layers import capability, execution
+from toolkit.layers import LAYERS, capability, execution
 from toolkit.layers.config import FINDINGS, Settings
 
 __all__ = [
     "CAPABILITY_FAILURES",
     "FILLED_CALLS",
-    "LAYERS",
     "TABLE",
     "VERDICTS",
     "LayerResult",
@@ -33,7 +32,6 @@ __all__ = [
     "verify",
 ]
 
-LAYERS = ("config", "serialization", "capability", "execution")
 VERDICTS = ("pass", "warn", "fail", "no evidence")
 CAPABILITY_FAILURES = ("undeclared-refused-locally", "declared-but-refused-downstream", "config-does-not-match-capture")
 

@@ -13,6 +13,10 @@ import pandas as pd
 
 from toolkit.capture import FRAME_NAMES, Capture, frames
 
+__all__ = [
+    "write_parquet",
+]
+
 
 def write_parquet(capture: Capture, out: Path, *, inputs: list[str] | None = None) -> dict:
     out.mkdir(parents=True, exist_ok=True)

@@ -12,12 +12,28 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from toolkit.wire.records import STRICT_STATES, TERMINALS, WIRE_APIS
+
+__all__ = [
+    "CAPTURE",
+    "CAT",
+    "DECLARED",
+    "SCHEMAS",
+    "TEXT_PREVIEW",
+    "UTC_TIME",
+    "Frame",
+    "declare",
+    "empty",
+    "fixed",
+    "from_rows",
+]
+
 
 UTC_TIME = "datetime64[us, UTC]"
 CAT = "category"  # a categorical whose categories are whatever the data holds
@@ -64,7 +80,7 @@ class Frame:
         for col, dtype in self.columns.items():
             values = columns[col]
             if dtype == UTC_TIME:
-                data[col] = pd.to_datetime(pd.array(values, dtype="Float64"), unit="s", utc=True).astype(UTC_TIME)
+                data[col] = _utc(values)
             elif dtype is object:
                 data[col] = pd.Series(values, dtype=object)
             else:
@@ -94,6 +110,13 @@ class Frame:
             if not ok:
                 out.append(f"{self.name}.{col}: {actual} != declared {dtype}")
         return out
+
+
+def _utc(values: list) -> pd.Series:
+    """UTC times from epoch seconds (the readers' form) or from timestamps (a frame's own values)."""
+    if any(isinstance(v, datetime | np.datetime64) for v in values):
+        return pd.Series(pd.to_datetime(pd.Series(values, dtype=object), utc=True)).astype(UTC_TIME)
+    return pd.Series(pd.to_datetime(pd.array(values, dtype="Float64"), unit="s", utc=True).astype(UTC_TIME))
 
 
 #: Every declared public frame, by name (filled by ``declare`` as modules load).

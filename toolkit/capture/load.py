@@ -126,7 +126,7 @@ def load_captures(
     """Like ``load_capture`` for several files at once, into one set of frames."""
     builder = _Builder(redact=redact, keep_bodies=keep_bodies)
     paths = [Path(p) for p in paths]
-    for path, source in zip(paths, source_names(paths)):
+    for path, source in zip(paths, _source_names(paths)):
         fmt = detect.detect(path) if format is None else detect.check_format(format)
         reader = detect.reader_for(fmt)
         with _Progress(source, enabled=progress) as bar:
@@ -154,7 +154,7 @@ def find_captures(paths: Iterable, *, format: str | None = None) -> tuple[list[P
     return found, skipped
 
 
-def source_names(paths: list[Path]) -> list[str]:
+def _source_names(paths: list[Path]) -> list[str]:
     """Each file's shortest distinct path suffix: ``capture.har`` alone, ``before-fix/capture.har``
     beside ``after-fix/capture.har``, so sources (and exchange ids) never collide."""
     parts = [p.resolve().parts for p in paths]
@@ -272,7 +272,7 @@ class _Builder:
                 txt(ex.url),
                 ex.host,
                 ex.path,
-                endpoint(ex.host, ex.path, ex.provider),
+                _endpoint(ex.host, ex.path, ex.provider),
                 ex.api,
                 ex.provider,
                 ex.model,
@@ -381,7 +381,7 @@ _MISS = object()
 _API_SUFFIXES = ("/chat/completions", "/responses", "/completions", "/messages")
 
 
-def endpoint(host: str | None, path: str | None, provider: str | None = None) -> str | None:
+def _endpoint(host: str | None, path: str | None, provider: str | None = None) -> str | None:
     """Where requests went, without the API suffix: ``127.0.0.1:18788/busy/gateway-fixed/v1``.
     A DSH session names its provider route instead."""
     if provider:
@@ -400,4 +400,4 @@ def _same(x):
     return x
 
 
-__all__ = ["Capture", "CaptureError", "find_captures", "load_capture", "load_captures"]
+__all__ = ["Capture", "CaptureError", "Summary", "find_captures", "load_capture", "load_captures"]

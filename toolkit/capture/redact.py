@@ -9,6 +9,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
+__all__ = [
+    "REDACTED",
+    "SECRET_HEADERS",
+    "redact_header",
+    "redact_obj",
+    "redact_text",
+]
+
+
 REDACTED = "<redacted>"
 
 #: Header values that are always secret, whatever they look like (lower-case names).

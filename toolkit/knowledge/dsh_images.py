@@ -29,7 +29,6 @@ __all__ = [
     "SOURCES",
     "WEB_TOAST",
     "WEB_TOAST_ZH",
-    "acp_refusal",
     "adapter_refusal",
     "deepseek_refusal",
     "headless_stderr",
@@ -182,11 +181,6 @@ def parse_refusal(text: str) -> dict[str, str] | None:
     """The path, model (and MCP media type) a recorded refusal names, so ``refusals`` can be filled in."""
     hit = _READ_IMAGE.search(text) or _MCP.search(text)
     return hit.groupdict() if hit else None
-
-
-def acp_refusal(model: str) -> str:
-    """NOT a DSH text (see the module docstring): kept only for the triage rule that still names it."""
-    return mcp_reason(model)
 
 
 #: dsh-acp@0.0.1-rc.1 lib/index.js:430 (JSON-RPC -32602, ``RequestError.invalidParams`` of

@@ -9,7 +9,6 @@ Sources (``deepseek-ai/deepseek-harness`` 0.1.1-rc.2, wording as in its sources)
 from __future__ import annotations
 
 __all__ = [
-    "APIS",
     "BASE_DEFAULT_MODEL",
     "BASE_SANDBOX_MODE",
     "COMPAT_OFFERED",
@@ -24,6 +23,7 @@ __all__ = [
     "PRESETS",
     "PROVIDERS_ARRAY",
     "REMOVED_ROUTE_FIELDS",
+    "ROUTE_APIS",
     "all_offered_compat",
     "compat_protocols",
     "compat_undeclared",
@@ -103,7 +103,7 @@ COMPAT_WITHHELD = frozenset(
         "supportsToolReferences",
     }
 )
-APIS = tuple(COMPAT_OFFERED)
+ROUTE_APIS = tuple(COMPAT_OFFERED)  # the `api:` values an llm-pi-ai route may name
 
 
 def all_offered_compat() -> list[str]:

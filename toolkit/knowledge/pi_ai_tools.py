@@ -17,7 +17,7 @@ from toolkit.knowledge.pi_ai import DEFAULT_VERSION, STRICT_MODE_DEFAULT
 from toolkit.knowledge.pi_ai_strict import StrictSchemaError, make_strict
 
 __all__ = [
-    "APIS",
+    "TOOL_APIS",
     "PiAiRefusal",
     "convert_responses_tools",
     "convert_tools",
@@ -26,7 +26,8 @@ __all__ = [
     "supports_strict_mode",
 ]
 
-APIS = ("openai-responses", "openai-codex-responses", "openai-completions")
+#: The pi-ai apis whose tool conversion is modelled (``convert_tools``), verified by the differential fixtures.
+TOOL_APIS = ("openai-responses", "openai-codex-responses", "openai-completions")
 
 
 class PiAiRefusal(InputError):
@@ -130,8 +131,8 @@ def convert_tools(
 ) -> list[dict[str, Any]]:
     """The tools array pi-ai's provider for ``api`` sends (the module docstring says how it is decided).
     Raises ``PiAiRefusal`` with pi-ai's text where pi-ai refuses before sending."""
-    if api not in APIS:
-        raise ValueError(f"unknown api {api!r}; choose one of {', '.join(APIS)}")
+    if api not in TOOL_APIS:
+        raise ValueError(f"unknown api {api!r}; choose one of {', '.join(TOOL_APIS)}")
     if pi_ai not in ("1.6.0", "0.73.1"):
         raise ValueError(f"pi-ai {pi_ai!r} is not modelled; choose 1.6.0 or 0.73.1")
     if api == "openai-completions":

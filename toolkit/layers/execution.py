@@ -18,9 +18,9 @@ from typing import Any
 
 import pandas as pd
 
-from toolkit.errors import InputError
 from toolkit.capture import Capture
 from toolkit.capture.frames import declare, fixed
+from toolkit.errors import InputError
 from toolkit.knowledge import dsh_runtime as rt
 from toolkit.knowledge.dsh_tools import schema_for
 

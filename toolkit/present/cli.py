@@ -271,7 +271,7 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--tool", default="bash", choices=list(DSH_TOOL_SCHEMAS), help="the DSH tool")
     w.add_argument(
         "--api",
-        choices=list(pi_ai_tools.APIS),
+        choices=list(pi_ai_tools.TOOL_APIS),
         help="also show what pi-ai sends on this api for each compat setting",
     )
     w.add_argument("--pi-ai", default=pi_ai.DEFAULT_VERSION, choices=list(pi_ai.VERSIONS), dest="pi_ai")

@@ -32,8 +32,6 @@ from toolkit.present.widgets.strict_variants import (
     variant_view,
 )
 from toolkit.present.widgets.whatif_explorer import (
-    DSH_VERSIONS,
-    MODES,
     WHATIF_BASE_COLUMNS,
     WhatIfExplorer,
     session_mode,
@@ -43,11 +41,9 @@ from toolkit.present.widgets.whatif_explorer import (
 __all__ = [
     "COMPATS",
     "DSH_TOOLS",
-    "DSH_VERSIONS",
     "FILTER_COLUMNS",
     "GATEWAYS",
     "LAYER_CHOICES",
-    "MODES",
     "READ_NON_STRICT",
     "READ_NORMALISED",
     "READ_NOT_SENT",

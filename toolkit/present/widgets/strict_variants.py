@@ -15,7 +15,7 @@ import ipywidgets as W
 from toolkit.knowledge.dsh_tools import BASH_DESCRIPTION, SCHEMAS, schema_for
 from toolkit.knowledge.pi_ai import DEFAULT_VERSION
 from toolkit.knowledge.pi_ai import VERSIONS as PI_AI_VERSIONS
-from toolkit.knowledge.pi_ai_tools import APIS
+from toolkit.knowledge.pi_ai_tools import TOOL_APIS
 from toolkit.layers.serialization import PiAiRefusal, convert_tools, strict_state, variants
 from toolkit.present.widgets.base import RememberedWidget, esc, key_json, pane, seq
 
@@ -341,7 +341,7 @@ _SIDE_DEFAULTS = {
         "pi_ai": DEFAULT_VERSION,
     },
 }
-_SIDE_OPTIONS = {"api": APIS, "compat": COMPATS, "gateway": GATEWAYS, "pi_ai": PI_AI_VERSIONS}
+_SIDE_OPTIONS = {"api": TOOL_APIS, "compat": COMPATS, "gateway": GATEWAYS, "pi_ai": PI_AI_VERSIONS}
 
 
 def _checked_side(side: str, given: dict | None) -> dict:

@@ -17,10 +17,8 @@ from toolkit.knowledge import dsh_runtime as rt
 from toolkit.layers.execution import DEFAULT_DSH, replay
 from toolkit.present.widgets.base import RememberedWidget, capture_key, esc, frame_html, pane, seq
 
-__all__ = ["DSH_VERSIONS", "MODES", "WHATIF_BASE_COLUMNS", "WhatIfExplorer", "session_mode", "whatif_table"]
+__all__ = ["WHATIF_BASE_COLUMNS", "WhatIfExplorer", "session_mode", "whatif_table"]
 
-DSH_VERSIONS = rt.VERSIONS
-MODES = rt.MODES
 
 # mode: the session's mode the call ran under; granted_mode: what an approved escalation granted it
 WHATIF_BASE_COLUMNS = ["call_id", "tool", "mode", "granted_mode", "mode_source", "baseline", "baseline_stage"]
@@ -66,8 +64,8 @@ def whatif_table(capture: Capture, *, mode: str | None = None, dsh: str = DEFAUL
     decide the mode, a ``mode`` other than the recorded one replays the session as if it had run in
     that mode throughout. ``policies`` defaults to every policy in ``whatif.POLICIES``.
     """
-    if mode is not None and mode not in MODES:
-        raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+    if mode is not None and mode not in rt.MODES:
+        raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(rt.MODES)}")
     policies = list(POLICIES) if policies is None else list(policies)
     bad = [p for p in policies if p not in POLICIES]
     if bad:
@@ -117,15 +115,15 @@ class WhatIfExplorer(RememberedWidget):
     """
 
     def __init__(self, capture: Capture, mode: str | None = None, *, remember: bool = True):
-        if mode is not None and mode not in MODES:
-            raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+        if mode is not None and mode not in rt.MODES:
+            raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(rt.MODES)}")
         self.capture = capture
         self.given_mode = mode
         self.recorded_mode = session_mode(capture)
         default = self.recorded_mode or mode or "danger-full-access"
         self._memory_key(remember, capture_key(capture), mode)
-        self.mode = W.Dropdown(options=list(MODES), value=default, description="mode")
-        self.dsh = W.Dropdown(options=list(DSH_VERSIONS), value=DEFAULT_DSH, description="DSH")
+        self.mode = W.Dropdown(options=list(rt.MODES), value=default, description="mode")
+        self.dsh = W.Dropdown(options=list(rt.VERSIONS), value=DEFAULT_DSH, description="DSH")
         self.policies = W.SelectMultiple(
             options=list(POLICIES), value=tuple(POLICIES), rows=len(POLICIES), description="policies"
         )

@@ -11,6 +11,7 @@ from conftest import FIXTURES, REPO
 
 import toolkit
 from toolkit.capture import FRAME_NAMES, frames, load_captures
+from toolkit.capture.load import ENTRIES, SUMMARY
 
 DATA = REPO / "data"
 SECRET = "sk-proj-9f8e7d6c5b4a39281726354433221100"
@@ -39,12 +40,15 @@ def test_empty_capture_still_has_typed_frames(tmp_path):
     cap = toolkit.load_capture(p)
     _check_dtypes(cap)
     assert cap.summary().iloc[0][["entries", "read", "lost", "reconciles"]].tolist() == [0, 0, 0, True]
+    none = load_captures([])
+    assert none.summary().empty and SUMMARY.mismatches(none.summary()) == [] and ENTRIES.mismatches(none.entries) == []
 
 
 def test_bundled_data_reads_without_loss():
     files, skipped = toolkit.find_captures([DATA])
     cap = load_captures(files)
     s = cap.summary()
+    assert SUMMARY.mismatches(s) == [] and ENTRIES.mismatches(cap.entries) == [] and s["format"].notna().all()
     assert len(s) == len(files) >= 15 and s["reconciles"].all() and (s["lost"] == 0).all()
     # everything else in data/ is a transcript, a settings file or a README, and is said to be skipped
     assert sorted(Path(x.split(": ")[0]).suffix for x in skipped) == sorted(

@@ -52,3 +52,58 @@ def test_times_come_from_epoch_seconds_or_timestamps_to_the_microsecond():
     again = times.from_columns({"at": stamps})
     assert times.mismatches(again) == [] and again["at"].equals(from_epoch["at"])
     assert str(again["at"].iloc[0]) == "2025-12-01 10:00:00.123456+00:00" and again["at"].isna().iloc[1]
+
+
+def test_renamed_and_selected_frames_keep_the_declared_dtypes():
+    renamed = DEMO.renamed({"id": "key"})
+    assert list(renamed.columns) == ["key", "n", "kind", "obj"] and renamed.columns["key"] == "string"
+    with pytest.raises(ValueError, match="makes two columns one"):
+        DEMO.renamed({"id": "n"})
+    assert list(DEMO.select(["kind", "id"]).columns) == ["kind", "id"]
+    with pytest.raises(ValueError, match="unknown"):
+        DEMO.select(["id", "nope"])
+
+
+#: Every public frame of the toolkit. A new one is declared beside the code that builds it and listed here.
+EXPECTED_FRAMES = {
+    *frames.SCHEMAS,
+    "capability.check",
+    "capture.entries",
+    "capture.summary",
+    "config.findings",
+    "config.models",
+    "config.routes",
+    "hops.align",
+    "hops.diff",
+    "plots.error_counts",
+    "plots.strict_counts",
+    "plots.timeline",
+    "provenance.table",
+    "replay",
+    "serialization.compare",
+    "serialization.variants",
+    "triage.errors",
+    "verify.filled_calls",
+    "verify.table",
+    "whatif",
+    "widgets.exchange",
+    "widgets.exchanges",
+    "widgets.whatif_table",
+}
+
+
+def test_every_public_frame_is_declared_and_listed():
+    import importlib
+    import pkgutil
+
+    import toolkit
+
+    for mod in pkgutil.walk_packages(toolkit.__path__, "toolkit."):
+        importlib.import_module(mod.name)
+    assert set(frames.DECLARED) == EXPECTED_FRAMES
+
+
+def test_a_value_outside_a_fixed_vocabulary_is_refused_not_turned_into_na():
+    with pytest.raises(ValueError, match=r"demo.kind: \['c'\] not in \['a', 'b'\]"):
+        DEMO.from_rows([("x", 1, "a", None), ("y", 2, "c", None)])
+    assert DEMO.from_rows([("x", None, None, None)])["kind"].isna().all()  # a missing value stays missing

@@ -21,6 +21,8 @@ from matplotlib.figure import Figure
 from toolkit import load_capture, load_captures
 from toolkit.analysis import triage
 from toolkit.capture import FRAME_NAMES, Capture, frames
+from toolkit.capture.load import ENTRIES
+from toolkit.errors import InputError
 from toolkit.present import plots
 from toolkit.wire.records import STRICT_STATES
 
@@ -37,7 +39,7 @@ LAB = {
 def _empty_capture() -> Capture:
     return Capture(
         **{n: frames.empty(n) for n in FRAME_NAMES},
-        entries=pd.DataFrame(columns=["source", "format", "unit", "entries"]),
+        entries=ENTRIES.empty(),
     )
 
 
@@ -183,8 +185,11 @@ def test_timeline_date_ticks_for_spans_from_seconds_to_a_day(busy, seconds):
 
 
 def test_timeline_by_must_be_an_exchanges_column(busy):
-    with pytest.raises(ValueError, match="no column 'nope'"):
+    with pytest.raises(InputError, match="no column 'nope'"):
         plots.timeline(busy, by="nope")
+    # a column the frame has itself cannot be the by column (it was silently overwritten)
+    with pytest.raises(InputError, match=r"exchange_id: cannot be shown beside plots\.timeline"):
+        plots.timeline_data(busy, by="exchange_id")
 
 
 # ---- errors_by_layer ----------------------------------------------------------------------------
@@ -390,3 +395,22 @@ def test_importing_plots_does_not_import_matplotlib():
     code = "import sys, toolkit.present.plots, toolkit.present.cli; print('matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+# ---- declared frames behind the plots ----------------------------------------------------------
+
+
+def test_plot_data_are_the_declared_frames(lab, empty):
+    for cap in (lab, empty):
+        assert plots.TIMELINE.mismatches(plots.timeline_data(cap)) == []
+        by_model = plots.timeline_data(cap, by="model")
+        assert plots.TIMELINE.renamed({"endpoint": "model"}).mismatches(by_model) == []
+        counts = plots.error_counts(cap)
+        assert plots.ERROR_COUNTS.mismatches(counts) == [] and counts.index.name == "endpoint"
+        assert plots.STRICT_COUNTS.mismatches(plots.strict_counts(cap)) == []
+        by_name = plots.strict_counts(cap, rows="name", cols="model")
+        assert plots.STRICT_COUNTS.renamed({"endpoint": "name", "api": "model"}).mismatches(by_name) == []
+    t = plots.timeline_data(lab)
+    assert len(t) and t[["outcome", "layer"]].notna().all().all()  # every value inside its fixed vocabulary
+    s = plots.strict_counts(lab)
+    assert (s["dominant"].notna() == (s["tools"] > 0)).all()

@@ -5,11 +5,14 @@ from __future__ import annotations
 import copy
 import sys
 
+import pandas as pd
 import pytest
 from conftest import REPO
 
 from toolkit.layers.serialization import (
+    COMPARE,
     MISSING,
+    VARIANTS,
     PiAiRefusal,
     StrictSchemaError,
     compare,
@@ -193,3 +196,34 @@ def test_schema_changes_is_the_one_schema_diff_with_raw_values():
         ("$.tools[0].strict", "strict added", MISSING, None),
     ]
     assert schema_changes(before, before) == []
+
+
+# ---- declared frames --------------------------------------------------------------------------
+
+
+def test_variants_frame_is_the_declared_one():
+    v = variants(BASH)
+    assert VARIANTS.mismatches(v) == []
+    # fixed categoricals: a value outside the vocabulary would become missing, so none may be
+    assert v[["strict", "read_as", "additional_properties"]].notna().all().all()
+    refused = variants({"name": "x", "parameters": {"type": "object", "properties": {"a": {"oneOf": [{}]}}}})
+    assert VARIANTS.mismatches(refused) == [] and refused.iloc[-1]["read_as"] == "not possible"
+    assert pd.isna(refused.iloc[-1]["additional_properties"]) and refused.iloc[-1]["schema"] is None
+
+
+def test_compare_differences_are_the_declared_frame_also_when_identical_or_refused():
+    rewritten = {
+        "type": "function",
+        "name": "bash",
+        "parameters": {**BASH["parameters"], "additionalProperties": False},
+    }
+    diffs = compare(rewritten, BASH, api="openai-responses").differences
+    assert len(diffs) and COMPARE.mismatches(diffs) == [] and diffs["kind"].notna().all()
+    sent = convert_tools([BASH], api="openai-responses")[0]
+    same = compare(sent, BASH, api="openai-responses")
+    assert same.matches and COMPARE.mismatches(same.differences) == []
+    tool = {**BASH, "constrainedSampling": {"type": "json_schema", "strict": "require"}}
+    refused = compare(
+        {"type": "function", "name": "bash", "parameters": BASH["parameters"]}, tool, api="openai-responses"
+    )
+    assert COMPARE.mismatches(refused.differences) == [] and list(refused.differences["kind"]) == ["not sent by pi-ai"]

@@ -17,6 +17,8 @@ from toolkit.analysis.triage import errors
 from toolkit.analysis.whatif import POLICIES
 from toolkit.knowledge.dsh_tools import BASH_DESCRIPTION
 from toolkit.present import widgets as w
+from toolkit.present.widgets.capture_explorer import EXCHANGE, FILTERED
+from toolkit.present.widgets.whatif_explorer import WHATIF_TABLE
 
 DATA = REPO / "data"
 ESCALATION = ("sandbox_permissions", "justification")
@@ -590,3 +592,24 @@ def test_the_three_widgets_share_one_selection_memory():
     for module in (capture_explorer, strict_variants, whatif_explorer):
         source = inspect.getsource(module)
         assert "_MEMORY" not in source and "def _ipython_display_" not in source, module.__name__
+
+
+# ---- declared frames ----------------------------------------------------------------------------
+
+
+def test_widget_frames_are_the_declared_ones(busy, har, session):
+    assert FILTERED.mismatches(w.filter_exchanges(busy)) == []
+    none = w.filter_exchanges(busy, model="no such model")
+    assert none.empty and FILTERED.mismatches(none) == []
+    # the capture's categories are kept, not recomputed from the rows left
+    assert list(none["endpoint"].cat.categories) == list(busy.exchanges["endpoint"].cat.categories)
+    assert EXCHANGE.mismatches(w.exchange_detail(har, "capture.har:0")["exchange"]) == []
+    full = w.whatif_table(session, mode=None, dsh="0.1.1-rc.2", policies=None)
+    assert WHATIF_TABLE.mismatches(full) == [] and full["prune-schema"].notna().sum() == 2
+    only = w.whatif_table(session, mode=None, dsh="0.1.1-rc.2", policies=["strip-non-widening", "prune-schema"])
+    chosen = WHATIF_TABLE.select([*w.WHATIF_BASE_COLUMNS, "strip-non-widening", "prune-schema", "note"])
+    assert chosen.mismatches(only) == []
+    no_calls = toolkit.load_captures([])
+    empty = w.whatif_table(no_calls, mode="read-only", dsh="0.1.1-rc.2", policies=None)
+    assert empty.empty and WHATIF_TABLE.mismatches(empty) == []
+    assert FILTERED.mismatches(w.filter_exchanges(no_calls)) == []

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from toolkit.wire.records import STRICT_STATES, TERMINALS, WIRE_APIS
+from toolkit.wire.records import ADDITIONAL_PROPERTIES, STRICT_STATES, TERMINALS, WIRE_APIS
 
 __all__ = [
     "CAPTURE",
@@ -53,6 +53,22 @@ class Frame:
     def empty(self) -> pd.DataFrame:
         return self.from_columns({col: [] for col in self.columns})
 
+    def renamed(self, names: Mapping[str, str]) -> Frame:
+        """The same frame with columns renamed, for a column named by the caller (``by="model"``);
+        not registered: the declaration stays the one of the default names."""
+        cols = {names.get(c, c): d for c, d in self.columns.items()}
+        if len(cols) != len(self.columns):
+            raise ValueError(f"{self.name}: renaming {dict(names)} makes two columns one")
+        return Frame(self.name, cols)
+
+    def select(self, names: Iterable[str]) -> Frame:
+        """The frame with only the named declared columns, in the order given (a caller's subset)."""
+        names = list(names)
+        unknown = [n for n in names if n not in self.columns]
+        if unknown or len(set(names)) != len(names):
+            raise ValueError(f"{self.name}: cannot select {names} (unknown {unknown})")
+        return Frame(self.name, {n: self.columns[n] for n in names})
+
     def from_rows(self, rows: Iterable[tuple]) -> pd.DataFrame:
         """From row tuples in column order; every row is checked, not only the first."""
         rows = list(rows)
@@ -84,6 +100,11 @@ class Frame:
             elif dtype is object:
                 data[col] = pd.Series(values, dtype=object)
             else:
+                if isinstance(dtype, pd.CategoricalDtype):  # astype would turn an unknown value into a silent NA
+                    known = set(dtype.categories)
+                    odd = sorted({str(v) for v in values if not pd.isna(v) and v not in known})
+                    if odd:
+                        raise ValueError(f"{self.name}.{col}: {odd} not in {list(dtype.categories)}")
                 data[col] = pd.Series(values, dtype=object if dtype != "string" else None).astype(dtype)
         return pd.DataFrame(data, columns=list(self.columns))
 
@@ -169,7 +190,7 @@ SCHEMAS: dict[str, dict[str, object]] = {
         "strict_state": fixed(*STRICT_STATES),
         "required": object,  # tuple of property names, in schema order
         "optional": object,
-        "additional_properties": fixed("absent", "true", "false", "schema"),
+        "additional_properties": fixed(*ADDITIONAL_PROPERTIES),
         "schema_hash": "string",
         # the strict state the backend echoed for this tool in its response object (how it read it)
         "echoed_strict": fixed(*STRICT_STATES),

@@ -23,21 +23,28 @@ from toolkit.wire.schemas import schema_facts, schema_hash, strict_state
 FRAME_NAMES = tuple(frames.SCHEMAS)
 
 
-_SUMMARY_COLUMNS = [
-    "source",
-    "format",
-    "unit",
-    "entries",
-    "read",
-    "lost",
-    "reconciles",
-    "exchanges",
-    "events",
-    "tools",
-    "calls",
-    "inputs",
-    "problems",
-]
+#: ``Capture.entries``: per source, the entries its reader saw (``EntryCount``).
+ENTRIES = frames.declare(
+    "capture.entries",
+    {"source": "string", "format": frames.fixed(*detect.FORMATS), "unit": frames.CAT, "entries": "Int64"},
+)
+
+#: ``Capture.summary()``: per source, entries seen, read and lost, and what they became.
+SUMMARY = frames.declare(
+    "capture.summary",
+    {
+        **ENTRIES.columns,
+        "read": "Int64",
+        "lost": "Int64",
+        "reconciles": "boolean",
+        "exchanges": "Int64",
+        "events": "Int64",
+        "tools": "Int64",
+        "calls": "Int64",
+        "inputs": "Int64",
+        "problems": "Int64",
+    },
+)
 
 
 class Summary(pd.DataFrame):
@@ -95,7 +102,7 @@ class Capture:
                     "problems": len(probs),
                 }
             )
-        return Summary(rows, columns=_SUMMARY_COLUMNS)
+        return Summary(SUMMARY.from_records(rows))
 
     def __repr__(self) -> str:
         counts = ", ".join(f"{n}={len(getattr(self, n))}" for n in FRAME_NAMES)
@@ -371,8 +378,7 @@ class _Builder:
         for h, (schema, nprops, uses, first) in self.schemas.items():
             self.rows["tool_schemas"].append((h, self._obj(schema), nprops, uses, first))
         built = {name: frames.from_rows(name, self.rows[name]) for name in FRAME_NAMES}
-        entries = pd.DataFrame(self.entries, columns=["source", "format", "unit", "entries"])
-        return Capture(**built, entries=entries, redacted=self.redact)
+        return Capture(**built, entries=ENTRIES.from_records(self.entries), redacted=self.redact)
 
 
 _MISS = object()
@@ -400,4 +406,13 @@ def _same(x):
     return x
 
 
-__all__ = ["Capture", "CaptureError", "Summary", "find_captures", "load_capture", "load_captures"]
+__all__ = [
+    "ENTRIES",
+    "SUMMARY",
+    "Capture",
+    "CaptureError",
+    "Summary",
+    "find_captures",
+    "load_capture",
+    "load_captures",
+]

@@ -14,13 +14,21 @@ from typing import Any
 
 import pandas as pd
 
+from toolkit.capture.frames import declare, fixed
 from toolkit.knowledge.pi_ai import DEFAULT_VERSION
 from toolkit.knowledge.pi_ai_strict import StrictSchemaError, allows_null, make_strict
 from toolkit.knowledge.pi_ai_tools import PiAiRefusal, convert_tools
+from toolkit.wire.records import ADDITIONAL_PROPERTIES, STRICT_STATES
 from toolkit.wire.schemas import strict_state
 
 __all__ = [
+    "COMPARE",
+    "DIFFERENCE_KINDS",
     "MISSING",
+    "READ_AS",
+    "SCHEMA_CHANGE_KINDS",
+    "VARIANTS",
+    "VARIANT_COLUMNS",
     "Comparison",
     "PiAiRefusal",
     "StrictSchemaError",
@@ -44,6 +52,32 @@ def _flat(tool: dict) -> dict:
 
 
 # ---- compare ------------------------------------------------------------------------------------
+
+#: Every kind ``schema_changes`` names a change by.
+SCHEMA_CHANGE_KINDS = (
+    "property added",
+    "property dropped",
+    "property rewritten",
+    "strict added",
+    "strict removed",
+    "strict changed",
+    "required changed",
+    "additionalProperties injected",
+    "additionalProperties removed",
+    "additionalProperties changed",
+    "key added",
+    "key removed",
+    "value changed",
+)
+#: The kind of ``compare``'s one row when pi-ai would not have sent the tool at all.
+NOT_SENT = "not sent by pi-ai"
+DIFFERENCE_KINDS = (*SCHEMA_CHANGE_KINDS, NOT_SENT)
+
+#: ``Comparison.differences``: one row per difference, the values as JSON text (missing: no such key).
+COMPARE = declare(
+    "serialization.compare",
+    {"path": "string", "kind": fixed(*DIFFERENCE_KINDS), "expected": "string", "sent": "string"},
+)
 
 
 @dataclass
@@ -79,10 +113,10 @@ def compare(
     try:
         expected = _flat(convert_tools([definition], api=api, compat=compat, pi_ai=pi_ai)[0])
     except PiAiRefusal as exc:
-        diffs = pd.DataFrame([{"path": "$", "kind": "not sent by pi-ai", "expected": str(exc), "sent": "a tool"}])
+        diffs = COMPARE.from_rows([("$", NOT_SENT, str(exc), "a tool")])
         return Comparison(strict_state(sent), _parameters_form(sent, definition), None, diffs)
     rows = [_row(*change) for change in schema_changes(expected, sent)]
-    diffs = pd.DataFrame(rows, columns=["path", "kind", "expected", "sent"])
+    diffs = COMPARE.from_records(rows)
     return Comparison(strict_state(sent), _parameters_form(sent, definition), strict_state(expected), diffs)
 
 
@@ -163,17 +197,31 @@ def _row(path: str, kind: str, e: Any, s: Any) -> dict:
 
 # ---- variants -----------------------------------------------------------------------------------
 
-VARIANT_COLUMNS = [
-    "variant",
+#: How a gateway or model reads each variant's ``strict``.
+READ_AS = (
+    "non-strict",
+    "strict by normalisation (OpenAI Responses)",
+    "left to the gateway (pass-through: non-strict)",
     "strict",
-    "read_as",
-    "required",
-    "optional",
-    "nullable",
-    "additional_properties",
-    "must_send",
-    "schema",
-]
+    "not possible",
+)
+
+#: ``variants``: one row per way a tool can reach a model.
+VARIANTS = declare(
+    "serialization.variants",
+    {
+        "variant": "string",
+        "strict": fixed(*STRICT_STATES),
+        "read_as": fixed(*READ_AS),
+        "required": object,  # tuple of property names
+        "optional": object,
+        "nullable": object,
+        "additional_properties": fixed(*ADDITIONAL_PROPERTIES),  # missing: pi-ai cannot make it strict
+        "must_send": "string",
+        "schema": object,  # the parameters the model sees, as a dict (None: not possible)
+    },
+)
+VARIANT_COLUMNS = list(VARIANTS.columns)
 
 
 def variants(definition: dict) -> pd.DataFrame:
@@ -265,7 +313,7 @@ def variants(definition: dict) -> pd.DataFrame:
                 "schema": None,
             }
         )
-    return pd.DataFrame(rows, columns=VARIANT_COLUMNS)
+    return VARIANTS.from_records(rows)
 
 
 # ---- validate -----------------------------------------------------------------------------------

@@ -17,6 +17,8 @@ from __future__ import annotations
 import pandas as pd
 
 from toolkit.analysis.triage import ERRORS, UNKNOWN
+from toolkit.capture.frames import CAT, UTC_TIME, Frame, declare, fixed
+from toolkit.errors import InputError
 from toolkit.wire.records import STRICT_STATES, TERMINALS
 
 #: Outcome of an exchange: its ``terminal`` state, or "no response" when there is none.
@@ -60,6 +62,34 @@ STRICT_COLORS = {  # Paul Tol "vibrant"
 MISSING = "(none)"  # a ``by`` value that is missing
 NO_EXCHANGE = "(no exchange)"  # an error or tool not linked to any exchange
 
+# The frames behind the plots, declared with their default column names; a ``by``/``rows``/``cols``
+# column is categorical in the order of its values (``_order``) and renamed to the column it shows.
+
+#: ``timeline_data``: one row per exchange.
+TIMELINE = declare(
+    "plots.timeline",
+    {
+        "exchange_id": "string",
+        "started_at": UTC_TIME,
+        "endpoint": CAT,  # the ``by`` column, as text
+        "outcome": fixed(*OUTCOMES),
+        "layer": fixed(NO_ERROR, *LAYER_ORDER),
+    },
+)
+#: ``error_counts``: errors per ``by`` value (the index) and layer.
+ERROR_COUNTS = declare("plots.error_counts", {layer: "Int64" for layer in LAYER_ORDER})
+#: ``strict_counts``: tool definitions per (``rows``, ``cols``) cell and strict state.
+STRICT_COUNTS = declare(
+    "plots.strict_counts",
+    {
+        "endpoint": CAT,  # the ``rows`` column
+        "api": CAT,  # the ``cols`` column
+        **{state: "Int64" for state in STRICT_STATES},
+        "tools": "Int64",
+        "dominant": fixed(*STRICT_STATES),  # missing: no tools in the cell
+    },
+)
+
 
 # ---- data behind the plots ----------------------------------------------------------------------
 
@@ -69,19 +99,19 @@ def timeline_data(capture, *, by: str = "endpoint") -> pd.DataFrame:
     (``OUTCOMES``) and ``layer`` (``"none"`` or the first of ``LAYER_ORDER`` among its errors)."""
     ex = capture.exchanges
     _check_column(by, ex, "exchanges")
+    frame = _renamed(TIMELINE, {"endpoint": by})
     outcome = ex["terminal"].astype(object).where(ex["terminal"].notna(), NO_RESPONSE)
     layer = _exchange_layers(capture).reindex(ex["exchange_id"]).to_numpy()
-    out = pd.DataFrame(
+    out = frame.from_columns(
         {
-            "exchange_id": ex["exchange_id"].to_numpy(),
-            "started_at": ex["started_at"].to_numpy(),
-            by: pd.Categorical(_labels(ex[by]), categories=_order(ex[by])),
-            "outcome": pd.Categorical(outcome, categories=list(OUTCOMES)),
-            "layer": pd.Categorical(
-                pd.Series(layer, dtype=object).fillna(NO_ERROR), categories=[NO_ERROR, *LAYER_ORDER]
-            ),
+            "exchange_id": list(ex["exchange_id"]),
+            "started_at": list(ex["started_at"]),
+            by: list(_labels(ex[by])),
+            "outcome": list(outcome),
+            "layer": list(pd.Series(layer, dtype=object).fillna(NO_ERROR)),
         }
     )
+    out[by] = pd.Categorical(out[by].astype(object), categories=_order(ex[by]))
     return out
 
 
@@ -106,9 +136,11 @@ def error_counts(capture, *, by: str = "endpoint") -> pd.DataFrame:
         pd.Categorical(errs["layer"].astype(object), categories=list(LAYER_ORDER)),
         dropna=False,
     )
-    table = table.reindex(index=order, columns=list(LAYER_ORDER), fill_value=0).astype(int)
-    table.index.name, table.columns.name = by, "layer"
-    return table
+    table = table.reindex(index=order, columns=list(LAYER_ORDER), fill_value=0)
+    out = ERROR_COUNTS.from_columns({layer: [int(n) for n in table[layer]] for layer in LAYER_ORDER})
+    out.index = pd.Index(order, name=by, dtype=object)
+    out.columns.name = "layer"
+    return out
 
 
 def strict_counts(capture, *, rows: str = "endpoint", cols: str = "api") -> pd.DataFrame:
@@ -148,9 +180,9 @@ def strict_counts(capture, *, rows: str = "endpoint", cols: str = "api") -> pd.D
             total = sum(n.values())
             dominant = max(STRICT_STATES, key=lambda s: (n[s], -STRICT_STATES.index(s))) if total else None
             out.append({rows: r, cols: c, **n, "tools": total, "dominant": dominant})
-    frame = pd.DataFrame(out, columns=[rows, cols, *STRICT_STATES, "tools", "dominant"])
-    frame[rows] = pd.Categorical(frame[rows], categories=row_order)
-    frame[cols] = pd.Categorical(frame[cols], categories=col_order)
+    frame = _renamed(STRICT_COUNTS, {"endpoint": rows, "api": cols}).from_records(out)
+    frame[rows] = pd.Categorical(frame[rows].astype(object), categories=row_order)
+    frame[cols] = pd.Categorical(frame[cols].astype(object), categories=col_order)
     return frame
 
 
@@ -487,7 +519,18 @@ def _new_axes(*, width: float, height: float):
 
 def _check_column(name: str, frame: pd.DataFrame, where: str) -> None:
     if name not in frame.columns:
-        raise ValueError(f"no column {name!r} in {where}; choose one of {', '.join(frame.columns)}")
+        raise InputError(f"no column {name!r} in {where}; choose one of {', '.join(frame.columns)}")
+
+
+def _renamed(frame: Frame, names: dict[str, str]) -> Frame:
+    """``frame`` with its ``by``/``rows``/``cols`` columns named as the caller chose."""
+    try:
+        return frame.renamed(names)
+    except ValueError:
+        taken = [c for c in frame.columns if c not in names]
+        raise InputError(
+            f"{', '.join(names.values())}: cannot be shown beside {frame.name}'s own columns {', '.join(taken)}"
+        ) from None
 
 
 def _labels(values: pd.Series) -> pd.Series:
@@ -527,6 +570,7 @@ def _exchange_layers(capture) -> pd.Series:
 
 
 __all__ = [
+    "ERROR_COUNTS",
     "LAYER_COLORS",
     "LAYER_MARKERS",
     "LAYER_ORDER",
@@ -535,6 +579,8 @@ __all__ = [
     "OUTCOMES",
     "OUTCOME_COLORS",
     "STRICT_COLORS",
+    "STRICT_COUNTS",
+    "TIMELINE",
     "error_counts",
     "errors_by_layer",
     "strict_cell_text",

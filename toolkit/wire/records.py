@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
+    "ADDITIONAL_PROPERTIES",
     "STRICT_STATES",
     "TERMINALS",
     "WIRE_APIS",
@@ -30,6 +31,7 @@ __all__ = [
 WIRE_APIS = ("responses", "chat", "other")  # which OpenAI wire API an exchange speaks
 TERMINALS = ("completed", "incomplete", "failed", "cut", "http-error")
 STRICT_STATES = ("absent", "null", "false", "true")
+ADDITIONAL_PROPERTIES = ("absent", "true", "false", "schema")  # a tool schema's additionalProperties
 
 
 @dataclass(slots=True)

@@ -16,9 +16,12 @@ import pandas as pd
 
 from toolkit.analysis.triage import ERROR_LAYERS, UNKNOWN, errors
 from toolkit.capture import Capture
+from toolkit.capture.frames import CAPTURE, Frame, declare
 from toolkit.present.widgets.base import RememberedWidget, capture_key, esc, frame_html, pane
 
 __all__ = [
+    "EXCHANGE",
+    "FILTERED",
     "FILTER_COLUMNS",
     "LAYER_CHOICES",
     "CaptureExplorer",
@@ -43,6 +46,19 @@ FILTER_COLUMNS = [
     "n_errors",
 ]
 LAYER_CHOICES = ("none",) + ERROR_LAYERS + (UNKNOWN,)
+
+#: ``filter_exchanges``: the exchanges' own columns as in the capture, then their error layers.
+FILTERED = declare(
+    "widgets.exchanges",
+    {
+        **CAPTURE["exchanges"].select(FILTER_COLUMNS[:-2]).columns,
+        "layer": "string",  # "none", or the exchange's error layers joined by ", "
+        "n_errors": "Int64",
+    },
+)
+#: ``exchange_detail(...)["exchange"]``: one exchange's row, transposed.
+EXCHANGE = declare("widgets.exchange", {"field": "string", "value": object})
+_LAYERS = Frame("widgets.layers", {"exchange_id": "string", "layer": "string", "n_errors": "Int64"})
 _STATUS_CLASS = re.compile(r"^[1-5]xx$")
 _FAILED_TERMINALS = ("http-error", "failed", "cut")
 
@@ -61,7 +77,7 @@ def _layers(capture: Capture, triaged: pd.DataFrame | None) -> pd.DataFrame:
     for xid, group in err.groupby(err["exchange_id"].astype(str), sort=False):
         names = sorted({str(x) for x in group["layer"].dropna()}, key=lambda n: order.get(n, len(order)))
         rows.append({"exchange_id": xid, "layer": ", ".join(names) or UNKNOWN, "n_errors": len(group)})
-    return pd.DataFrame(rows, columns=["exchange_id", "layer", "n_errors"])
+    return _LAYERS.from_records(rows)
 
 
 def filter_exchanges(
@@ -109,7 +125,7 @@ def filter_exchanges(
         keep &= (ex["started_at"] >= _utc(start)).fillna(False)
     if end is not None:
         keep &= (ex["started_at"] <= _utc(end)).fillna(False)
-    out = ex.loc[keep, [c for c in FILTER_COLUMNS if c in ex.columns]].copy()
+    out = ex.loc[keep, list(FILTERED.columns)[:-2]].copy()  # keeps the capture's dtypes and categories
     lay = _layers(capture, triaged)
     by_id = lay.set_index("exchange_id")
     ids = out["exchange_id"].astype(str)
@@ -168,7 +184,7 @@ def exchange_detail(
     ``errors`` (kind, message, layer, rule_id, fix, from ``triage.errors``). Raises KeyError for an
     unknown id. Values are as redacted in the capture; ``triaged`` reuses an ``errors()`` frame."""
     row = _first_row(capture, exchange_id)
-    exchange = pd.DataFrame({"field": list(row.columns), "value": pd.Series(list(row.iloc[0]), dtype=object)})
+    exchange = EXCHANGE.from_columns({"field": list(row.columns), "value": list(row.iloc[0])})
     sel = lambda df: df[df["exchange_id"].astype(str) == str(exchange_id)]  # noqa: E731
     tools = sel(capture.tools)[["name", "strict_state", "required", "optional"]].reset_index(drop=True)
     inputs = sel(capture.inputs)

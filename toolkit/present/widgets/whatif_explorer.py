@@ -11,17 +11,29 @@ import dataclasses
 import ipywidgets as W
 import pandas as pd
 
-from toolkit.analysis.whatif import POLICIES, whatif
+from toolkit.analysis.whatif import POLICIES, WHATIF, whatif
 from toolkit.capture import Capture
+from toolkit.capture.frames import declare
 from toolkit.knowledge import dsh_runtime as rt
-from toolkit.layers.execution import DEFAULT_DSH, replay
+from toolkit.layers.execution import DEFAULT_DSH, REPLAY, replay
 from toolkit.present.widgets.base import RememberedWidget, capture_key, esc, frame_html, pane, seq
 
-__all__ = ["WHATIF_BASE_COLUMNS", "WhatIfExplorer", "session_mode", "whatif_table"]
+__all__ = ["WHATIF_BASE_COLUMNS", "WHATIF_TABLE", "WhatIfExplorer", "session_mode", "whatif_table"]
 
 
 # mode: the session's mode the call ran under; granted_mode: what an approved escalation granted it
 WHATIF_BASE_COLUMNS = ["call_id", "tool", "mode", "granted_mode", "mode_source", "baseline", "baseline_stage"]
+
+#: ``whatif_table`` with every policy; a call with ``policies=`` has only those policy columns, in that order.
+WHATIF_TABLE = declare(
+    "widgets.whatif_table",
+    {
+        **{c: "string" for c in WHATIF_BASE_COLUMNS[:-1]},
+        "baseline_stage": REPLAY.columns["stage"],
+        **{p: WHATIF.columns["outcome"] for p in POLICIES},  # missing: the model of DSH does not cover the call
+        "note": "string",
+    },
+)
 
 
 def session_mode(capture: Capture) -> str | None:
@@ -74,19 +86,11 @@ def whatif_table(capture: Capture, *, mode: str | None = None, dsh: str = DEFAUL
     if mode is not None and recorded and recorded != {mode}:
         capture = _with_mode(capture, mode)
     base = replay(capture, mode=mode, dsh=dsh)
-    out = pd.DataFrame(
-        {
-            "call_id": base["call_id"],
-            "tool": base["tool"],
-            "mode": base["mode"],
-            "granted_mode": base["granted_mode"],
-            "mode_source": base["mode_source"],
-            "baseline": [
-                None if pd.isna(ok) else (msg if not ok else "runs") for ok, msg in zip(base["ok"], base["message"])
-            ],
-            "baseline_stage": base["stage"],
-        }
-    )
+    columns: dict[str, list] = {c: list(base[c]) for c in ("call_id", "tool", "mode", "granted_mode", "mode_source")}
+    columns["baseline"] = [
+        None if pd.isna(ok) else (msg if not ok else "runs") for ok, msg in zip(base["ok"], base["message"])
+    ]
+    columns["baseline_stage"] = list(base["stage"])
     modelled = base["ok"].notna().to_numpy()
     outcomes = {p: [pd.NA] * len(base) for p in policies}
     if policies and modelled.any():
@@ -98,12 +102,9 @@ def whatif_table(capture: Capture, *, mode: str | None = None, dsh: str = DEFAUL
                 raise RuntimeError("whatif() rows no longer follow replay()'s call order")
             for p, outcome in zip(chunk["policy"], chunk["outcome"]):
                 outcomes[p][i] = outcome
-    for p in policies:
-        out[p] = pd.array(outcomes[p], dtype="string")
-    out["note"] = base["note"]
-    for col in (*WHATIF_BASE_COLUMNS, "note"):
-        out[col] = out[col].astype("string")
-    return out
+    columns.update(outcomes)
+    columns["note"] = list(base["note"])
+    return WHATIF_TABLE.select([*WHATIF_BASE_COLUMNS, *policies, "note"]).from_columns(columns)
 
 
 class WhatIfExplorer(RememberedWidget):

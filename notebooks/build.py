@@ -2,12 +2,13 @@
 source; it is executed top to bottom in a fresh kernel and written as ``NN_name.ipynb`` with its outputs.
 
 The outputs are what nbval compares in ``make test``, so they are written reproducibly: no widget
-state, no timings, a fixed kernelspec and no Python patch version.
+state, no timings, a fixed kernelspec, no Python patch version, and cell ids derived from the cells.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 import time
 from pathlib import Path
@@ -22,6 +23,9 @@ KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "langua
 
 def build(source: Path) -> Path:
     nb = jupytext.read(source)
+    for i, cell in enumerate(nb.cells):  # ids from the position and the source, so a rebuild changes no id
+        digest = hashlib.sha1(f"{source.stem}:{i}:{cell.source}".encode()).hexdigest()
+        cell.id = digest[:8]
     NotebookClient(
         nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(HERE)}}, record_timing=False
     ).execute()

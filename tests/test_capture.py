@@ -167,7 +167,7 @@ def test_cli_summary_and_clean_errors(tmp_path):
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert (
         bad.stderr.strip()
-        == f"agent-contract: error: {png} (byte 0): this is a PNG image, not a capture (HAR, JSONL, SSE, DSH session or mitmproxy flows)"
+        == f"agent-contract: error: {png} (byte 0): this is a PNG image, not a capture (one of the formats `agent-contract formats` lists)"
     )
 
 

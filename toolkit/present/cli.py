@@ -15,6 +15,7 @@ from pathlib import Path
 from toolkit.errors import InputError
 from toolkit.knowledge import dsh_runtime, pi_ai, pi_ai_tools
 from toolkit.knowledge.dsh_tools import SCHEMAS as DSH_TOOL_SCHEMAS
+from toolkit.sources import registry
 from toolkit.sources.detect import FORMATS as CAPTURE_FORMATS
 
 __all__ = ["REPORT_FORMATS", "build_parser", "main"]
@@ -205,6 +206,15 @@ def _variants(args) -> int:
     return 0
 
 
+def _formats(args) -> int:
+    """Every capture format, in detection order, from the one registry."""
+    width = max(len(f.name) for f in registry.FORMATS)
+    for f in registry.FORMATS:
+        print(f"{f.name:{width}}  {f.what}")
+        print(f"{'':{width}}  written by: {f.written_by}; example: {f.example}")
+    return 0
+
+
 def _dsh_version(text: str) -> str:
     """``--dsh``: any DSH version the runtime model can order (unknown releases are modelled by order)."""
     try:
@@ -219,13 +229,19 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     s = sub.add_parser("summary", help="read captures and print what each holds, with problems")
     s.add_argument("paths", nargs="+", help="capture files, or folders to read every file in")
-    s.add_argument("--format", choices=list(CAPTURE_FORMATS), help="force a capture format (default: detected)")
+    s.add_argument(
+        "--format",
+        choices=list(CAPTURE_FORMATS),
+        help="force a capture format (default: detected; see `agent-contract formats`)",
+    )
     s.add_argument("--no-redact", action="store_true", help="show secrets as captured (off by default)")
     s.add_argument(
         "--progress", action="store_true", default=None, help="show progress even when stderr is not a terminal"
     )
     s.add_argument("--all", action="store_true", help="list every exchange and problem, not the first 40")
     s.set_defaults(func=_summary)
+    f = sub.add_parser("formats", help="list the capture formats the toolkit reads (detected from content)")
+    f.set_defaults(func=_formats)
     c = sub.add_parser("config", help="resolve a DSH settings.yaml: effective values, their sources, findings")
     c.add_argument("settings", help="path to settings.yaml (credential files are refused)")
     c.add_argument("--diff", action="store_true", help="print the minimal fix as a unified diff")
@@ -261,7 +277,11 @@ def build_parser() -> argparse.ArgumentParser:
     i = sub.add_parser("ingest", help="write the frames of captures as Parquet files, with a JSON manifest")
     i.add_argument("paths", nargs="+", help="capture files, or folders to read every capture in")
     i.add_argument("--out", required=True, help="folder for the Parquet files")
-    i.add_argument("--format", choices=list(CAPTURE_FORMATS), help="force a capture format (default: detected)")
+    i.add_argument(
+        "--format",
+        choices=list(CAPTURE_FORMATS),
+        help="force a capture format (default: detected; see `agent-contract formats`)",
+    )
     i.add_argument(
         "--progress", action="store_true", default=None, help="show progress even when stderr is not a terminal"
     )

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import BinaryIO
 
 from toolkit.errors import CaptureError
-from toolkit.sources.detect import ZSTD_MAGIC
+from toolkit.sources.sniff import ZSTD_MAGIC, first_line_object
 from toolkit.wire.dsh_records import Record, SessionDecoder, SessionHeaderError
 from toolkit.wire.records import EntryCount, Problem
 
-__all__ = ["READ_SIZE", "read"]
+__all__ = ["READ_SIZE", "read", "recognize"]
 
 #: Bytes read from the file per step; a zstd frame's output per step is bounded by its input.
 READ_SIZE = 64 * 1024
@@ -145,3 +145,9 @@ def _lines(chunks: Iterable[bytes]) -> Iterator[tuple[int, bytes]]:
             pending.append(chunk[start:])
     if pending:
         yield n + 1, b"".join(pending)
+
+
+def recognize(head: bytes) -> bool:
+    """The first line is DSH's session header (``"type": "session"``)."""
+    obj = first_line_object(head)
+    return obj is not None and obj.get("type") == "session"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import zlib
 from collections.abc import Callable, Generator, Iterator
 from datetime import datetime
@@ -23,11 +24,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from toolkit.errors import CaptureError
+from toolkit.sources.sniff import first_line_object
 from toolkit.wire.encodings import MAX_BODY_BYTES, BodyDecodeError, decode_base64, decode_content, sniff_compression
 from toolkit.wire.http import decode_exchange
 from toolkit.wire.records import Decoded, EntryCount, Exchange, Header, Issue, Problem
 
-__all__ = ["read"]
+__all__ = ["read", "recognize"]
 
 _WS = " \t\n\r"
 #: A walk step: yields (entry or ``_Broken``, char offset) and returns the position after the value.
@@ -337,3 +339,16 @@ def _entry(e: dict[str, Any], source: str, location: str, xid: str) -> Decoded:
 
 def _size(v: Any) -> int | None:
     return v if isinstance(v, int) and v >= 0 else None
+
+
+_HAR_START = re.compile(rb'^\{\s*"log"\s*:')
+
+
+def recognize(head: bytes) -> bool:
+    """A JSON document with a top-level ``log`` (exporters need not put it first)."""
+    if _HAR_START.match(head):
+        return True
+    obj = first_line_object(head)
+    if obj is not None:
+        return isinstance(obj.get("log"), dict)
+    return head[:1] == b"{" and bool(re.search(rb'"log"\s*:\s*\{', head)) and b'"entries"' in head

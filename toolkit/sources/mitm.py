@@ -22,6 +22,7 @@ gets an ``Issue`` with mitmproxy's error message.
 from __future__ import annotations
 
 import importlib.util
+import re
 import shlex
 from collections.abc import Iterator
 from os import PathLike
@@ -34,7 +35,7 @@ from toolkit.wire.http import decode_exchange
 from toolkit.wire.records import Decoded, EntryCount, Exchange, Header, Issue, Problem
 from toolkit.wire.tnetstring import MAX_PREFIX, TNetStringError, parse, read_prefix
 
-__all__ = ["NATIVE_VERSIONS", "read"]
+__all__ = ["NATIVE_VERSIONS", "read", "recognize"]
 
 _CONVERT = "mitmdump -nr {path} --set hardump=out.har"
 
@@ -296,3 +297,11 @@ def _header(headers: list[tuple[str, str]], name: str) -> str | None:
 
 def _attr(obj: Any, name: str) -> Any:
     return getattr(obj, name, None) if obj is not None else None
+
+
+_TNETSTRING = re.compile(rb"^\d{1,12}:")
+
+
+def recognize(head: bytes) -> bool:
+    """A tnetstring: a decimal length and a colon."""
+    return bool(_TNETSTRING.match(head))

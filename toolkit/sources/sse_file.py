@@ -16,6 +16,7 @@ raises ``CaptureError``.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from os import PathLike
 from typing import Any
@@ -27,7 +28,7 @@ from toolkit.wire.records import Decoded, EntryCount, Exchange
 from toolkit.wire.responses import ResponsesStream
 from toolkit.wire.sse import SSEDecoder, SSEEvent, parse_json_events
 
-__all__ = ["CHUNK_SIZE", "read"]
+__all__ = ["CHUNK_SIZE", "read", "recognize"]
 
 CHUNK_SIZE = 64 * 1024
 _MAX_UNDECIDED = 256  # frames held while the API is unknown; after that, read as Responses
@@ -130,3 +131,11 @@ def _api_of(ev: SSEEvent) -> str | None:
     if payload.get("object") == "chat.completion.chunk" or isinstance(payload.get("choices"), list):
         return "chat"
     return None
+
+
+_SSE_LINE = re.compile(rb"^(?:event|data|id|retry)?:", re.M)
+
+
+def recognize(head: bytes) -> bool:
+    """The first line is an SSE field (``event:``, ``data:``, ``id:``, ``retry:``) or a comment."""
+    return bool(_SSE_LINE.match(head))

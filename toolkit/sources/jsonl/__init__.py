@@ -26,5 +26,12 @@ values re-serialised compactly), not wire sizes, except for string and base64 bo
 from __future__ import annotations
 
 from toolkit.sources.jsonl.lines import read, recognizes
+from toolkit.sources.sniff import first_line_object
 
-__all__ = ["read", "recognizes"]
+__all__ = ["read", "recognize", "recognizes"]
+
+
+def recognize(head: bytes) -> bool:
+    """The first line is a JSON object in one of the exchange-log shapes."""
+    obj = first_line_object(head)
+    return obj is not None and recognizes(obj)

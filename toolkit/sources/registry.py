@@ -1,0 +1,100 @@
+"""Every capture format the toolkit reads, declared once: detection, ``format=``, the CLI and the docs use it.
+
+A reader is a module in ``toolkit.sources`` with two functions:
+
+- ``recognize(head: bytes) -> bool``: whether the start of a file's content is this format. ``head`` is
+  the first ``HEAD_BYTES`` of the content (through zstd, gzip or zlib), without a BOM and leading white
+  space. It must be cheap and must not raise.
+- ``read(path, source) -> Iterator[Record]``: the records, ending with one ``EntryCount``.
+
+Formats are tried in the order below, the most specific first; adding a reader is one entry here and
+its module (``tests/test_registry.py`` checks that every entry has both functions, an example file
+that it recognises and reads, and a row in the README's format table).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from importlib import import_module
+from pathlib import Path
+from typing import Any
+
+from toolkit.errors import InputError
+
+__all__ = ["FORMATS", "NAMES", "Format", "get", "recognize"]
+
+
+@dataclass(frozen=True)
+class Format:
+    """One capture format: its name for ``format=``, its reader module, and what writes it."""
+
+    name: str
+    module: str  # the module in toolkit.sources holding recognize() and read()
+    what: str  # one line: what the file holds
+    written_by: str  # the programs that write it
+    example: str  # an example file, relative to the repository (tests read it)
+
+    def reader(self) -> Callable[[Path, str], Iterator[Any]]:
+        read: Callable[[Path, str], Iterator[Any]] = import_module(f"toolkit.sources.{self.module}").read
+        return read
+
+    def recognizes(self, head: bytes) -> bool:
+        return bool(import_module(f"toolkit.sources.{self.module}").recognize(head))
+
+
+FORMATS: tuple[Format, ...] = (
+    Format(
+        "mitm",
+        "mitm",
+        "mitmproxy flow files (tnetstring flow states, formats 19 to 21)",
+        "mitmproxy / mitmdump -w (10.x to 12.x)",
+        "data/before-fix/capture.mitm",
+    ),
+    Format(
+        "har",
+        "har",
+        "HAR 1.2: one entry per HTTP exchange",
+        "mitmproxy hardump, Chrome, Firefox, Safari, HTTP Toolkit, Charles",
+        "data/before-fix/capture.har",
+    ),
+    Format(
+        "dsh-session",
+        "dsh_session",
+        "DSH session logs (V0 with packed rows, V3, V4), one event per line",
+        "DeepSeek Harness (session.jsonl, session.jsonl.zstd)",
+        "data/before-fix/session.jsonl.zstd",
+    ),
+    Format(
+        "jsonl",
+        "jsonl",
+        "exchange logs, one request and its response per line",
+        "the toolkit's own shape, LiteLLM spend logs, Helicone exports, the lab gateway",
+        "data/before-fix/gateway.jsonl",
+    ),
+    Format(
+        "sse",
+        "sse_file",
+        "a saved text/event-stream body (Responses or Chat Completions)",
+        "curl -N, browser devtools, SDK debug logs",
+        "tests/fixtures/sse/responses_function_call.sse",
+    ),
+)
+
+NAMES: tuple[str, ...] = tuple(f.name for f in FORMATS)
+_BY_NAME = {f.name: f for f in FORMATS}
+
+
+def get(name: str) -> Format:
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise InputError(f"unknown format {name!r}; choose one of {', '.join(NAMES)}") from None
+
+
+def recognize(head: bytes) -> str | None:
+    """The name of the first format whose reader recognises ``head``, or None."""
+    for fmt in FORMATS:
+        if fmt.recognizes(head):
+            return fmt.name
+    return None

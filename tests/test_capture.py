@@ -29,7 +29,7 @@ def _check_dtypes(cap) -> None:
 def test_every_frame_has_its_declared_columns_and_dtypes():
     cap = load_captures(bundled())
     _check_dtypes(cap)
-    assert set(cap.exchanges["api"].cat.categories) == {"responses", "chat", "other"}
+    assert set(cap.exchanges["api"].cat.categories) == {"responses", "chat", "messages", "other"}
     assert list(cap.tools["strict_state"].cat.categories) == ["absent", "null", "false", "true"]
     assert str(cap.exchanges["started_at"].dtype) == "datetime64[us, UTC]"
 

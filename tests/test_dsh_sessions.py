@@ -296,7 +296,7 @@ def test_truncated_zstd_keeps_what_was_decoded(dsh_sessions, tmp_path):
     cut = tmp_path / "session.jsonl.zstd"
     cut.write_bytes(data[: len(data) // 2])
     got = _split(_records(cut, "s"))
-    (zp,) = [p for p in got[Problem] if p.kind == "zstd"]
+    (zp,) = [p for p in got[Problem] if p.kind == "bad-compression"]
     assert "truncated" in zp.message and zp.location.startswith("byte ")
     offset = int(zp.location.split()[1])
     assert f"{offset} decompressed bytes" in zp.message
@@ -304,7 +304,7 @@ def test_truncated_zstd_keeps_what_was_decoded(dsh_sessions, tmp_path):
     full_events = [r for r in full if isinstance(r, Event)]
     assert got[Event] == full_events[: len(got[Event])] and 1 < len(got[Event]) < len(full_events)
     # every counted line is an event or one bad-line problem (a half-decoded last line)
-    bad = [p for p in got[Problem] if p.kind == "bad-line"]
+    bad = [p for p in got[Problem] if p.kind == "bad-entry"]
     assert len({e.location for e in got[Event]}) + len(bad) == got[EntryCount][0].entries
 
     corrupt = bytearray(data)
@@ -312,7 +312,7 @@ def test_truncated_zstd_keeps_what_was_decoded(dsh_sessions, tmp_path):
     cpath = tmp_path / "corrupt.zstd"
     cpath.write_bytes(bytes(corrupt))
     got = _split(_records(cpath, "c"))
-    assert [p.kind for p in got[Problem] if p.kind == "zstd"] == ["zstd"] and got[Event]
+    assert [p.kind for p in got[Problem] if p.kind == "bad-compression"] == ["bad-compression"] and got[Event]
 
 
 def test_zstd_truncated_inside_the_header_frame(tmp_path):
@@ -345,9 +345,9 @@ def test_bad_lines_become_problems(tmp_path):
     )
     got = _split(_records(path, "b"))
     assert [(p.location, p.kind) for p in got[Problem]] == [
-        ("line 3", "bad-line"),
-        ("line 4", "bad-line"),
-        ("line 6", "bad-line"),
+        ("line 3", "bad-entry"),
+        ("line 4", "bad-entry"),
+        ("line 6", "bad-entry"),
     ]
     assert "line 3" in got[Problem][0].message and "column 22" in got[Problem][0].message
     assert "array" in got[Problem][1].message and '"type"' in got[Problem][2].message
@@ -638,7 +638,8 @@ def test_v4_tool_role_messages():
     recs.extend(dec.close())
     assert dec.version == 4
     d1, d2 = [r for r in recs if isinstance(r, Decoded)]
-    assert (d1.exchange.terminal, d1.exchange.api, d1.exchange.stream) == ("completed", "other", None)
+    # an anthropic-messages route speaks the Messages wire API (knowledge.dsh_session.PROVIDER_APIS)
+    assert (d1.exchange.terminal, d1.exchange.api, d1.exchange.stream) == ("completed", "messages", None)
     (call,) = d1.calls
     assert call.arguments is None and "invalid JSON" in call.parse_error and call.complete
     assert d1.tools == [] and d1.issues == []
@@ -705,7 +706,7 @@ def _chunk(chunk: dict) -> dict:
 def test_unhashable_finish_reason_is_an_issue_not_a_crash():
     d = _one_step(_chunk({"type": "finish", "reason": {"kind": ["stop"]}}))
     assert d.exchange.terminal is None
-    assert [i.message for i in d.issues if i.kind == "finish"] == ["unknown finish reason ['stop']"]
+    assert [i.message for i in d.issues if i.kind == "finish-reason"] == ["unknown finish reason ['stop']"]
 
 
 def test_unhashable_turn_end_reason_is_an_issue_not_a_crash():
@@ -718,13 +719,20 @@ def test_unhashable_turn_end_reason_is_an_issue_not_a_crash():
     )
     (d,) = [r for r in recs if isinstance(r, Decoded)]
     assert d.exchange.terminal is None
-    assert [i.kind for i in d.issues] == ["turn-end"]
+    assert [i.kind for i in d.issues] == ["finish-reason"]
 
 
 def test_token_counts_are_json_integers():
-    usage = {"inputTokens": float("nan"), "outputTokens": 7.0, "cacheReadTokens": 2.5, "reasoningTokens": True}
+    usage = {"inputTokens": "12", "outputTokens": 7.0, "cacheReadTokens": 2.5, "reasoningTokens": True}
     d = _one_step(_chunk({"type": "usage", "usage": usage}), _chunk({"type": "finish", "reason": {"kind": "stop"}}))
     ex = d.exchange
-    # NaN used to raise ValueError out of the decoder, and 2.5 was truncated to 2
+    # 2.5 used to be truncated to 2; text is not a JSON integer
     assert (ex.input_tokens, ex.output_tokens, ex.cache_read_tokens, ex.reasoning_tokens) == (None, 7, None, None)
     assert ex.terminal == "completed"
+
+
+def test_a_nan_literal_is_not_json():
+    usage = {"inputTokens": float("nan")}  # json.dumps writes NaN, which is not JSON
+    records = list(decode_lines("s", _session(_chunk({"type": "usage", "usage": usage}))))
+    (p,) = [r for r in records if isinstance(r, Problem)]
+    assert p.kind == "bad-entry" and "NaN is not JSON" in p.message

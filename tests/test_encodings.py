@@ -59,3 +59,24 @@ def test_sniff():
     assert sniff_compression(gzip.compress(b"x")) == "gzip"
     assert sniff_compression(zstandard.compress(b"x")) == "zstd"
     assert sniff_compression(b"{}") is None
+
+
+def test_each_decode_error_names_its_problem_kind():
+    from toolkit.wire.encodings import BadBase64
+
+    with pytest.raises(BadBase64) as e:
+        decode_base64("not base64!")
+    assert e.value.kind == "bad-base64"
+    with pytest.raises(BodyDecodeError) as e:
+        decode_content(b"\x1f\x8b\x08\x00" + b"\xff" * 20, "gzip")
+    assert e.value.kind == "bad-compression" and not isinstance(e.value, BadBase64)
+    with pytest.raises(BodyTooLarge) as e:
+        decode_content(gzip.compress(b"x" * 5000), "gzip", cap=100)
+    assert e.value.kind == "body-too-large"
+
+
+def test_a_cut_gzip_body_is_reported_not_returned_as_if_whole():
+    whole = gzip.compress(b'{"type":"response.completed"}' * 50)
+    assert decode_content(whole, "gzip").startswith(b'{"type"')
+    with pytest.raises(BodyDecodeError, match="ends early"):
+        decode_content(whole[: len(whole) // 2], "gzip")

@@ -6,6 +6,7 @@ import base64
 import gzip
 import json
 import zlib
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -215,7 +216,7 @@ def test_firefox_missing_text_is_a_problem_on_that_exchange(tmp_path):
     cap = toolkit.load_capture(write(tmp_path, har([entry(content=content)], creator="Firefox")))
     assert len(cap.exchanges) == 1 and len(cap.calls) == 0
     prob = cap.problems.iloc[0]
-    assert prob.kind == "missing-body" and "Response bodies are not included." in prob.message
+    assert prob.kind == "body-missing" and "Response bodies are not included." in prob.message
     assert prob.exchange_id == cap.exchanges.iloc[0].exchange_id
 
 
@@ -245,8 +246,8 @@ def test_http_toolkit_discarded_bodies(tmp_path):
     }
     cap = toolkit.load_capture(write(tmp_path, har([e], creator="HTTP Toolkit")))
     kinds = sorted(cap.problems["kind"])
-    assert kinds == ["discarded-body", "missing-body"]
-    assert "discarded:too-large" in cap.problems.set_index("kind").loc["discarded-body", "message"]
+    assert kinds == ["body-missing", "body-missing"]
+    assert any("discarded:too-large" in m for m in cap.problems["message"])
     assert len(cap.exchanges) == 1 and cap.exchanges.iloc[0].status == 200
 
 
@@ -313,7 +314,7 @@ def test_truncated_file_keeps_good_entries_and_counts_reconcile(tmp_path):
     s = cap.summary().iloc[0]
     assert (s.entries, s.read, s.lost, s.reconciles) == (3, 2, 1, True)
     prob = cap.problems.iloc[0]
-    assert prob.kind == "bad-json" and prob.location.startswith("entry 2, byte ")
+    assert prob.kind == "bad-entry" and prob.location.startswith("entry 2, byte ")
 
 
 def test_bad_entries_are_problems_not_silence(tmp_path):
@@ -340,5 +341,53 @@ def test_unreadable_har_raises_with_place(tmp_path, raw, message):
 def test_invalid_utf8_names_the_byte(tmp_path):
     raw = json.dumps(har([entry()])).encode()
     raw = raw[:100] + b"\xff" + raw[100:]
-    with pytest.raises(CaptureError, match=r"byte 100\): not UTF-8"):
+    assert raw[99:101] == b":\xff"  # between "entries": and its '[': the file cannot be read
+    with pytest.raises(CaptureError, match=r"byte 100\): expected .* found a byte that is not UTF-8"):
         toolkit.load_capture(write(tmp_path, None, raw=raw))
+
+
+# --- Polly.js, bytes that are not UTF-8, NaN (issue 13) ------------------------------------------
+
+POLLY = Path(__file__).resolve().parent / "fixtures" / "har" / "polly_gzip.har"
+
+
+def test_polly_gzip_chunks_are_read_with_their_function_calls():
+    """Recorded by the real Polly.js 6.0.6 (lab/polly_har.py): a gzip body is a JSON array of base64 chunks."""
+    doc = json.loads(POLLY.read_text())
+    content = doc["log"]["entries"][0]["response"]["content"]
+    assert content["encoding"] == "base64" and len(json.loads(content["text"])) > 1  # several chunks
+    cap = toolkit.load_capture(POLLY)
+    assert list(cap.problems["kind"]) == []  # used to be bad-base64, and the calls were lost
+    ex = cap.exchanges
+    assert list(ex["stream"]) == [True, False] and set(ex["terminal"]) == {"completed"}
+    assert set(ex["body_fidelity"]) == {"wire"}
+    assert list(cap.calls["name"]) == ["bash", "bash"] and set(cap.calls["arguments_raw"]) == {'{"command":"ls -la"}'}
+
+
+def test_polly_chunks_that_are_not_base64_are_one_bad_base64_problem(tmp_path):
+    content = {"size": 10, "mimeType": "application/json", "encoding": "base64", "text": '["H4sI", "!!"]'}
+    cap = toolkit.load_capture(write(tmp_path, har([entry(content=content)])))
+    assert list(cap.problems["kind"]) == ["bad-base64"] and len(cap.exchanges) == 1
+
+
+def test_a_bad_byte_inside_a_body_keeps_every_entry_and_names_the_byte(tmp_path):
+    raw = json.dumps(har([entry(), entry(), entry()])).encode()
+    second = raw.index(b"Run the tool once.", raw.index(b"Run the tool once.") + 1)
+    raw = raw[:second] + b"\xff" + raw[second + 1 :]  # one byte of the second entry's request text
+    cap = toolkit.load_capture(write(tmp_path, None, raw=raw))
+    assert len(cap.exchanges) == 3 and len(cap.calls) == 3  # it used to refuse the whole file
+    (p,) = cap.problems.itertuples()
+    assert (p.kind, p.location, p.exchange_id) == ("bad-utf8", "entry 1", cap.exchanges.exchange_id[1])
+    assert p.message.startswith(f"byte {second}: ")
+    assert "\ufffdun the tool once." in str(cap.inputs.text[1])
+
+
+def test_an_entry_with_a_nan_literal_is_lost_alone(tmp_path):
+    doc = har([entry(), entry(time=float("nan")), entry()])
+    raw = json.dumps(doc).encode()  # json.dumps writes NaN, which is not JSON
+    cap = toolkit.load_capture(write(tmp_path, None, raw=raw))
+    assert len(cap.exchanges) == 2
+    (p,) = cap.problems.itertuples()
+    assert (p.kind, p.location) == ("bad-entry", "entry 1") and pd.isna(p.exchange_id)
+    assert f"NaN is not JSON (byte {raw.index(b'NaN')})" == p.message
+    assert cap.summary()["reconciles"].all()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import re
 import tracemalloc
@@ -9,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+import toolkit
+from toolkit.capture import frames
 from toolkit.errors import CaptureError
 from toolkit.sources import jsonl
 from toolkit.wire.records import Decoded, EntryCount, Header, Problem
@@ -150,7 +154,7 @@ def test_litellm_empty_bodies_are_an_issue_not_a_crash():
     decoded, _, _ = _read(JSONL / "litellm_spend_logs.jsonl")
     row = decoded[1]
     kinds = [i.kind for i in row.issues]
-    assert "body-not-stored" in kinds
+    assert "body-missing" in kinds
     assert any("15641" in i.message for i in row.issues)
     assert row.tools == [] and row.calls == []
     assert row.exchange.request_bytes is None and row.exchange.response_bytes is None
@@ -225,8 +229,8 @@ def test_broken_line_in_the_middle():
     assert count == EntryCount("log", "line", 6)  # 7 lines, one blank
     assert [d.exchange.location for d in decoded] == ["line 1", "line 3", "line 7"]
     assert [(p.location, p.kind) for p in problems] == [
-        ("line 2", "bad-line"),
-        ("line 5", "unknown-shape"),
+        ("line 2", "bad-entry"),
+        ("line 5", "bad-entry"),
         ("line 6", "unknown-shape"),
     ]
     bad = problems[0]
@@ -260,7 +264,7 @@ def test_bom_crlf_and_non_utf8_lines(tmp_path):
     path.write_bytes(b"\xef\xbb\xbf" + good + b"\r\n\xff\xfe{}\r\n" + good + b"\r\n")
     decoded, problems, _count = _read(path)
     assert [d.exchange.location for d in decoded] == ["line 1", "line 3"]
-    assert [(p.location, p.kind) for p in problems] == [("line 2", "bad-line")]
+    assert [(p.location, p.kind) for p in problems] == [("line 2", "bad-entry")]
     assert "UTF-8" in problems[0].message
 
 
@@ -272,7 +276,7 @@ def test_timestamps_naive_iso_is_utc_and_bad_times_are_issues(tmp_path):
     (naive, bad), _, _ = _read(path)
     assert naive.exchange.started_at == 1767225600.0
     assert bad.exchange.started_at is None
-    assert any(i.kind == "bad-time" for i in bad.issues)
+    assert any(i.kind == "bad-field" for i in bad.issues)
 
 
 def test_reads_line_by_line_without_holding_the_file(tmp_path):
@@ -309,3 +313,209 @@ def test_compressed_jsonl_is_read_through(tmp_path):
     zst.write_bytes(zstandard.ZstdCompressor().compress(data))
     for path in (gz, zst):
         assert [d.exchange for d in _read(path)[0]] == plain
+
+
+# --- every accepted field of every shape is read (issue 13 §3) -----------------------------------
+
+
+_REQ = {"model": "m", "input": "hi", "tools": [{"type": "function", "name": "bash", "parameters": {}}]}
+_RESP = {"id": "r", "object": "response", "status": "completed", "model": "m", "output": []}
+_T0 = "2026-11-30T09:00:00Z"
+_EPOCH = 1796029200.0  # _T0
+
+
+def _load(tmp_path, *lines):
+    path = tmp_path / "log.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    cap = toolkit.load_capture(path)
+    assert frames.CAPTURE["exchanges"].mismatches(cap.exchanges) == []
+    return cap
+
+
+def _row(cap, i=0):
+    return cap.exchanges.iloc[i]
+
+
+def _headers(cap, direction):
+    h = cap.headers[cap.headers["direction"] == direction]
+    return dict(zip(h["name"], h["value"]))
+
+
+def test_flat_shape_reads_every_field(tmp_path):
+    gz = gzip.compress(json.dumps(_RESP).encode())
+    line = {
+        "id": "log-1",
+        "ts": _T0,
+        "duration_ms": 812.5,
+        "method": "POST",
+        "url": "http://127.0.0.1:8787/v1/responses",
+        "status": 200,
+        "request_headers": {"content-type": "application/json", "x-trace": "t1"},
+        "request_body": _REQ,
+        "response_headers": [["content-type", "application/json"], ["content-encoding", "gzip"]],
+        "response_body": base64.b64encode(gz).decode(),
+        "response_body_encoding": "base64",
+    }
+    cap = _load(tmp_path, line)
+    assert list(cap.problems["kind"]) == []
+    r = _row(cap)
+    assert (r.log_id, r.started_at.timestamp(), r.duration_ms) == ("log-1", _EPOCH, 812.5)
+    assert (r.method, r.url, r.host, r.path, r.status) == ("POST", line["url"], "127.0.0.1", "/v1/responses", 200)
+    assert (r.api, r.model, r.terminal, r.body_fidelity) == ("responses", "m", "completed", "json")
+    assert r.request_bytes == len(_compact(_REQ)) and r.response_bytes == len(gz)
+    assert _headers(cap, "request") == {"content-type": "application/json", "x-trace": "t1"}
+    assert _headers(cap, "response")["content-encoding"] == "gzip"
+    assert list(cap.tools["name"]) == ["bash"]
+
+
+@pytest.mark.parametrize("key", ["ts", "timestamp", "time", "started_at"])
+def test_flat_shape_time_keys_and_request_id(tmp_path, key):
+    line = {key: _EPOCH * 1000, "request_id": "rq-9", "url": "http://h/v1/responses", "request_body": "{}"}
+    r = _row(_load(tmp_path, line))
+    assert (r.started_at.timestamp(), r.log_id, r.body_fidelity) == (_EPOCH, "rq-9", "wire")
+
+
+def test_flat_shape_status_is_kept_and_a_429_is_an_http_error(tmp_path):
+    """Flat lines used to be read as Helicone rows, which have no `status`: every status was <NA>."""
+    error = {"error": {"message": "slow down", "type": "rate_limit_error", "code": "rate_limit_exceeded"}}
+    line = {"ts": _T0, "method": "POST", "url": "http://h/v1/responses", "status": 429, "request_body": _REQ}
+    cap = _load(tmp_path, {**line, "response_body": error})
+    r = _row(cap)
+    assert (r.status, r.terminal, r.error_code, r.error_message) == (
+        429,
+        "http-error",
+        "rate_limit_exceeded",
+        "slow down",
+    )
+    assert (r.method, r.url) == ("POST", "http://h/v1/responses")
+
+
+def test_canonical_shape_reads_every_field(tmp_path):
+    line = {
+        "id": "c-1",
+        "started_at": _T0,
+        "duration_ms": 100,
+        "request": {
+            "method": "POST",
+            "url": "http://127.0.0.1:8787/v1/responses",
+            "headers": [{"name": "content-type", "value": "application/json"}],
+            "body": base64.b64encode(json.dumps(_REQ).encode()).decode(),
+            "body_encoding": "base64",
+        },
+        "response": {"status": 201, "headers": {"x-id": ["a", "b"]}, "body": json.dumps(_RESP)},
+    }
+    cap = _load(tmp_path, line, {**line, "started_at": None, "timestamp": _EPOCH}, {**line, "time": _EPOCH})
+    r = _row(cap)
+    assert (r.log_id, r.started_at.timestamp(), r.duration_ms) == ("c-1", _EPOCH, 100.0)
+    assert (r.method, r.url, r.host, r.path, r.status) == (
+        "POST",
+        line["request"]["url"],
+        "127.0.0.1",
+        "/v1/responses",
+        201,
+    )
+    assert (r.api, r.model, r.terminal, r.body_fidelity) == ("responses", "m", "completed", "wire")
+    assert r.request_bytes == len(json.dumps(_REQ)) and r.response_bytes == len(json.dumps(_RESP))
+    h = cap.headers[(cap.headers["exchange_id"] == r.exchange_id)]
+    assert sorted(zip(h["direction"], h["name"], h["value"])) == [
+        ("request", "content-type", "application/json"),
+        ("response", "x-id", "a"),
+        ("response", "x-id", "b"),
+    ]
+    assert [t.timestamp() for t in cap.exchanges["started_at"]] == [_EPOCH] * 3  # timestamp, time too
+
+
+def test_helicone_shape_reads_every_field(tmp_path):
+    line = {
+        "request_id": "h-1",
+        "request_created_at": _T0,
+        "request_path": "/v1/responses",
+        "request_body": _REQ,
+        "response_created_at": "2026-11-30T09:00:02Z",
+        "response_status": 200,
+        "response_body": _RESP,
+        "target_url": "https://api.openai.com/v1/responses",
+        "model": None,
+        "request_model": None,
+        "response_model": "resp-model",
+        "provider": "OPENAI",
+        "delay_ms": None,
+        "prompt_tokens": 11,
+        "completion_tokens": "5",
+        "signed_body_url": "https://example.invalid/body",
+    }
+    cap = _load(tmp_path, line, {**line, "target_url": None, "delay_ms": 640})
+    a, b = _row(cap, 0), _row(cap, 1)
+    assert (a.log_id, a.started_at.timestamp(), a.duration_ms) == ("h-1", _EPOCH, 2000.0)  # from response_created_at
+    assert b.duration_ms == 640.0
+    assert (a.method, a.url, a.status, a.provider) == ("POST", line["target_url"], 200, "OPENAI")
+    assert b.url == "/v1/responses" and b.path == "/v1/responses"  # request_path without target_url
+    assert (a.model, a.input_tokens, a.output_tokens, a.body_fidelity) == ("m", 11, 5, "json")  # body's model wins
+    line2 = {**line, "request_body": {"input": "hi"}, "response_body": {"output": []}}
+    for key, model in (("response_model", "resp-model"), ("request_model", "req-model"), ("model", "row-model")):
+        line2[key] = model
+        assert _row(_load(tmp_path, line2)).model == model  # model, then request_model, then response_model
+
+
+def test_litellm_shape_reads_every_field(tmp_path):
+    ok = {
+        "request_id": "l-1",
+        "call_type": "aresponses",
+        "startTime": _T0,
+        "endTime": "2026-11-30T09:00:01.5Z",
+        "request_duration_ms": None,
+        "model": "m",
+        "custom_llm_provider": "openai",
+        "api_base": "https://api.openai.com/v1",
+        "status": "success",
+        "messages": [{"role": "user", "content": "hi"}],
+        "response": {"id": "r", "object": "response", "status": "completed", "output": []},
+        "proxy_server_request": {"url": "/v1/responses", "method": "POST", "headers": {"x-a": "1"}, "body": _REQ},
+        "prompt_tokens": 3,
+        "completion_tokens": 4,
+        "metadata": {},
+    }
+    failed = {
+        **ok,
+        "request_id": "l-2",
+        "request_duration_ms": 99,
+        "status": "failure",
+        "response": {},
+        "metadata": json.dumps(
+            {"error_information": {"error_code": "429", "error_class": "RateLimitError", "error_message": "slow"}}
+        ),
+    }
+    cap = _load(tmp_path, ok, failed)
+    a, b = _row(cap, 0), _row(cap, 1)
+    assert (a.log_id, a.started_at.timestamp(), a.duration_ms) == ("l-1", _EPOCH, 1500.0)  # from endTime
+    assert (a.method, a.url, a.status, a.provider) == ("POST", "https://api.openai.com/v1/responses", 200, "openai")
+    assert (a.api, a.model, a.input_tokens, a.output_tokens, a.body_fidelity) == ("responses", "m", 3, 4, "normalised")
+    assert _headers(cap, "request") == {"x-a": "1"}
+    assert (b.duration_ms, b.status, b.terminal) == (99.0, 429, "http-error")
+    assert (b.error_code, b.error_type, b.error_message) == ("429", "RateLimitError", "slow")
+    kinds = cap.problems.groupby("exchange_id")["kind"].apply(list).to_dict()
+    assert kinds == {b.exchange_id: ["gateway-failure", "body-missing"]}
+
+
+def test_a_line_with_nan_is_a_problem_not_a_value(tmp_path):
+    good = {"ts": _T0, "url": "http://h/v1/responses", "request_body": {"input": "x"}}
+    path = tmp_path / "nan.jsonl"
+    path.write_text(json.dumps(good) + "\n" + json.dumps({**good, "duration_ms": float("nan")}) + "\n")
+    decoded, problems, _ = _read(path)
+    assert len(decoded) == 1
+    assert [(p.location, p.kind) for p in problems] == [("line 2", "bad-entry")]
+    assert "NaN is not JSON" in problems[0].message
+
+
+def test_a_bad_byte_inside_a_line_keeps_the_exchange_and_names_the_byte(tmp_path):
+    good = (json.dumps({"ts": _T0, "url": "http://h/v1/responses", "request_body": {"input": "caf-"}}) + "\n").encode()
+    bad = good.replace(b"caf-", b"caf\xe9")
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(good + bad)
+    decoded, problems, _ = _read(path)
+    assert len(decoded) == 2 and problems == []  # the line used to be lost
+    (issue,) = decoded[1].issues
+    assert issue.kind == "bad-utf8"
+    at = len(good) + bad.index(b"\xe9")
+    assert issue.message.startswith(f"byte {at}: ")
+    assert decoded[1].inputs[0].text == "caf\ufffd"

@@ -11,6 +11,7 @@ import gzip
 import sys
 import types
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -106,24 +107,19 @@ def test_truncated_native_file_keeps_the_good_flows(tmp_path, monkeypatch):
     path = tmp_path / "cut.mitm"
     path.write_bytes(good + good[:200])
     recs = list(mitm.read(path, "m"))
-    assert isinstance(recs[0], Decoded) and recs[1].kind == "bad-flow" and f"byte {len(good)}" in recs[1].message
+    assert isinstance(recs[0], Decoded) and recs[1].kind == "bad-entry" and f"byte {len(good)}" in recs[1].message
     assert recs[-1] == EntryCount("m", "flow", 2)
     path.write_bytes(b"12:not a flow")
     with pytest.raises(CaptureError, match="not a mitmproxy flow file"):
         list(mitm.read(path, "m"))
 
 
-def test_unknown_flow_version_names_the_conversion_command(tmp_path, monkeypatch):
+def test_a_flow_without_a_version_is_not_a_flow(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "mitmproxy", None)
-    path = tmp_path / "my flows.mitm"
-    path.write_bytes(_tnet(_flow_state(version=7)))
-    with pytest.raises(CaptureError) as err:
+    path = tmp_path / "f.mitm"
+    path.write_bytes(_tnet(_flow_state(version={"major": 9})))
+    with pytest.raises(CaptureError, match=r"a flow without a flow format version \(\{'major': 9\}\)"):
         list(mitm.read(path, "m"))
-    message = str(err.value)
-    assert "flow format version 7 is not one the toolkit reads itself" in message
-    assert "mitmproxy is not installed in this environment" in message and "own environment" in message
-    assert f"mitmdump -nr '{path}' --set hardump=out.har" in message
-    assert err.value.path == str(path)
 
 
 # --- the mapping, against stand-ins ------------------------------------------------------------
@@ -274,5 +270,244 @@ def test_unreadable_file_and_truncated_tail(tmp_path, monkeypatch):
     _install_fake(monkeypatch, [flow, _FlowReadException("truncated")])
     records = list(mitm.read(path, "m"))
     assert isinstance(records[0], Decoded)
-    assert isinstance(records[1], Problem) and records[1].kind == "bad-flow"
+    assert isinstance(records[1], Problem) and records[1].kind == "bad-entry"
     assert records[2] == EntryCount("m", "flow", 2)
+
+
+# --- old flow formats, recorded by the real mitmproxy releases (lab/old_mitm.py) ------------------------
+
+OLD = {"7.0.4": 14, "8.0.0": 15, "8.1.1": 17, "9.0.1": 18}
+CURRENT_FIXTURE = FIXTURES / "mitm" / "mitmproxy-11.0.2.mitm"
+# Columns that differ between two recordings of the same traffic: the file's name and the recorded times.
+_PER_RUN = {"exchange_id", "source", "started_at", "duration_ms"}
+
+
+def _versions(path):
+    from toolkit.wire.tnetstring import parse
+
+    data, pos, versions = path.read_bytes(), 0, []
+    while pos < len(data):
+        state, pos = parse(data, pos)
+        versions.append(state["version"])
+    return versions
+
+
+def _comparable(cap):
+    from toolkit.capture.frames import CAPTURE
+
+    out = {}
+    for name in ("exchanges", "calls", "tools", "inputs", "headers", "problems"):
+        frame = getattr(cap, name)
+        assert CAPTURE[name].mismatches(frame) == [], name
+        out[name] = frame.drop(columns=[c for c in frame.columns if c in _PER_RUN]).reset_index(drop=True)
+    return out
+
+
+@pytest.mark.parametrize("release", OLD)
+def test_old_flow_formats_read_into_the_frames_of_the_current_one(release, monkeypatch):
+    from toolkit.capture import load_capture
+
+    monkeypatch.setitem(sys.modules, "mitmproxy", None)
+    path = FIXTURES / "mitm" / f"mitmproxy-{release}.mitm"
+    assert _versions(path) == [OLD[release]] * 2 and _versions(CURRENT_FIXTURE) == [21, 21]
+    old, new = load_capture(path), load_capture(CURRENT_FIXTURE)
+    summary = old.summary()
+    assert summary["reconciles"].all() and (int(summary["entries"].iloc[0]), int(summary["lost"].iloc[0])) == (2, 0)
+    old_frames, new_frames = _comparable(old), _comparable(new)
+    for name, frame in new_frames.items():
+        assert old_frames[name].equals(frame), name
+    ex = old_frames["exchanges"]
+    assert ex["api"].tolist() == ["responses", "chat"] and ex["terminal"].tolist() == ["completed", "completed"]
+    assert ex["url"].tolist() == [
+        "http://127.0.0.1:18792/absent-is-strict/v1/responses",
+        "http://127.0.0.1:18792/passthrough/v1/chat/completions",
+    ]
+    assert len(old_frames["calls"]) == 2 and old_frames["calls"]["complete"].all()
+    assert set(old_frames["tools"]["strict_state"]) == {"absent"}  # pi-ai 0.x sent no strict key
+    assert old_frames["problems"].empty
+    chunked = [r for r in mitm.read(path, "m") if isinstance(r, Decoded)]
+    assert all(len(d.chunk_times) > 3 for d in chunked)  # the tee addon's metadata survives the migration
+
+
+def test_migration_renames_the_connection_fields_step_by_step():
+    from toolkit.sources.mitm_migrate import MigrationError, migrate
+
+    state = {
+        "version": 14,
+        "type": "http",
+        "mode": "regular",
+        "request": {"timestamp_start": 5.0},
+        "websocket": {"messages": [[1, True, b"hi", 6.0]]},
+        "client_conn": {"address": [b"10.0.0.1", 5], "tls_extensions": [], "tls_established": True, "state": 0},
+        "server_conn": {
+            "address": ["api.example", 443],
+            "ip_address": ["3.33.235.18", 443],
+            "source_address": ["10.0.0.1", 6],
+            "via2": None,
+            "sni": True,
+            "cipher_name": "TLS_AES_128_GCM_SHA256",
+            "tls_version": "QUIC",
+        },
+    }
+    migrate(state)
+    client, server = state["client_conn"], state["server_conn"]
+    assert state["version"] == 21 and "mode" not in state and state["timestamp_created"] == 5.0
+    assert state["websocket"]["messages"] == [[1, True, b"hi", 6.0, False]]
+    assert client == {
+        "peername": ["10.0.0.1", 5],
+        "timestamp_start": 0.0,
+        "proxy_mode": "regular",
+        "cipher": None,
+        "transport_protocol": "tcp",
+    }
+    assert (server["peername"], server["sockname"], server["sni"]) == (
+        ["3.33.235.18", 443],
+        ["10.0.0.1", 6],
+        "api.example",
+    )
+    assert (server["cipher"], server["tls_version"], "ip_address" in server) == (
+        "TLS_AES_128_GCM_SHA256",
+        "QUICv1",
+        False,
+    )
+    with pytest.raises(MigrationError, match="upgrading flow format 17 to 18: client_conn is list"):
+        migrate({"version": 17, "client_conn": []})
+    assert migrate({"version": 16, "type": "http", "request": {"timestamp_start": 1.0}})["version"] == 21
+    with pytest.raises(MigrationError, match="not between 14 and 21"):
+        migrate({"version": 13})
+
+
+def _old_flows(release="9.0.1"):
+    from toolkit.wire.tnetstring import parse
+
+    data, pos, states = (FIXTURES / "mitm" / f"mitmproxy-{release}.mitm").read_bytes(), 0, []
+    while pos < len(data):
+        state, pos = parse(data, pos)
+        states.append(state)
+    return states
+
+
+def test_partly_bad_old_file_keeps_the_good_flows_and_reconciles(tmp_path, monkeypatch):
+    from toolkit.capture import load_capture
+
+    monkeypatch.setitem(sys.modules, "mitmproxy", None)
+    responses, chat = _old_flows("9.0.1")
+    older, broken, no_request = _old_flows("7.0.4")[0], _old_flows("8.1.1")[1], _old_flows("8.0.0")[0]
+    older["version"] = 10  # a mitmproxy 6 flow appended to the file
+    broken["client_conn"] = [b"not", b"a", b"connection"]
+    no_request["request"] = None
+    good = _tnet(responses)
+    path = tmp_path / "old.mitm"
+    path.write_bytes(good + _tnet(older) + _tnet(broken) + _tnet(no_request) + _tnet(chat) + good[:300])
+    records = list(mitm.read(path, "m"))
+    kinds = [r.kind if isinstance(r, Problem) else type(r).__name__ for r in records]
+    assert kinds == ["Decoded", "bad-entry", "bad-entry", "bad-entry", "Decoded", "bad-entry", "EntryCount"]
+    assert "flow 1: flow format version 10 (written by mitmproxy 6.x) is older than" in records[1].message
+    assert records[2].message == "flow 2: upgrading flow format 17 to 18: client_conn is list, not a dictionary"
+    assert records[3].message == "flow 3: an HTTP flow without a request state"
+    assert records[4].exchange.api == "chat" and "reading stopped here" in records[5].message
+    assert records[-1] == EntryCount("m", "flow", 6)
+    summary = load_capture(path).summary()
+    assert summary[["entries", "read", "lost"]].iloc[0].tolist() == [6, 2, 4] and summary["reconciles"].all()
+
+
+@pytest.mark.parametrize(
+    ("version", "written_by"),
+    [
+        (10, "mitmproxy 6.x"),
+        (7, "mitmproxy 4.x to 5.1"),
+        (12, "a mitmproxy development build"),
+        ([0, 18], "mitmproxy 0.18"),
+    ],
+)
+def test_too_old_first_flow_names_the_release_and_the_conversion(version, written_by, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "mitmproxy", None)
+    path = tmp_path / "my flows.mitm"
+    path.write_bytes(_tnet(_flow_state(version=version)))
+    with pytest.raises(CaptureError) as err:
+        list(mitm.read(path, "m"))
+    message = str(err.value)
+    assert f"(written by {written_by}) is older than the versions the toolkit reads itself (14 to 21" in message
+    assert "mitmproxy is not installed in this environment" in message
+    assert f"mitmdump -nr '{path}' -w '{tmp_path}/my flows.v21.mitm'" in message
+    assert f"mitmdump -nr '{path}' --set hardump=out.har" in message
+    assert err.value.path == str(path)
+
+
+def test_newer_flow_format_is_refused_as_newer(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "mitmproxy", None)
+    path = tmp_path / "f.mitm"
+    path.write_bytes(_tnet(_flow_state(version=22)))
+    with pytest.raises(
+        CaptureError, match=r"version 22 \(written by no mitmproxy release this toolkit knows\) is newer"
+    ):
+        list(mitm.read(path, "m"))
+    with pytest.raises(CaptureError) as err:
+        list(mitm.read(path, "m"))
+    assert "convert it to HAR" in str(err.value) and " -w " not in str(err.value)
+
+
+# --- the URL is the name the client asked for, as in mitmproxy's HAR export -----------------------------
+
+
+def _addressed(request_changes, headers):
+    state = _flow_state()
+    state["request"].update(request_changes)
+    state["request"]["headers"] = headers + [[b"content-type", b"application/json"]]
+    return state
+
+
+@pytest.mark.parametrize(
+    ("changes", "headers", "url", "host"),
+    [
+        # transparent mode: the connection went to an IP address, the client asked for a name (HTTP/1: Host)
+        (
+            {"scheme": b"https", "host": "3.33.235.18", "port": 443, "path": b"/sdk/stream?x=1"},
+            [[b"Host", b"clientstream.launchdarkly.com"]],
+            "https://clientstream.launchdarkly.com/sdk/stream?x=1",
+            "clientstream.launchdarkly.com",
+        ),
+        # a Host header with a port keeps it; a default port is left out
+        (
+            {"host": "10.1.2.3", "port": 8080},
+            [[b"host", b"gateway.internal:8080"]],
+            "http://gateway.internal:8080/v1/responses",
+            "gateway.internal",
+        ),
+        # HTTP/2: :authority first
+        (
+            {
+                "scheme": b"https",
+                "host": "3.33.235.18",
+                "port": 443,
+                "http_version": b"HTTP/2.0",
+                "authority": b"api.openai.com",
+            },
+            [],
+            "https://api.openai.com/v1/responses",
+            "api.openai.com",
+        ),
+        # no Host header (HTTP/1.0): the connection's address, as before
+        ({}, [], "http://127.0.0.1:18788/v1/responses", "127.0.0.1"),
+    ],
+)
+def test_url_and_host_come_from_the_host_header_as_in_har(changes, headers, url, host, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "mitmproxy", None)
+    path = tmp_path / "t.mitm"
+    path.write_bytes(_tnet(_addressed(changes, headers)))
+    decoded, _ = list(mitm.read(path, "m"))
+    assert (decoded.exchange.url, decoded.exchange.host) == (url, host)
+    assert decoded.exchange.path == urlsplit(url).path
+
+
+def test_flowreader_path_uses_pretty_url(tmp_path, monkeypatch):
+    flow, _ = _sse_flow()
+    flow.request.url = "https://3.33.235.18/v1/responses"
+    flow.request.host = "3.33.235.18"
+    flow.request.pretty_url = "https://api.openai.com/v1/responses"
+    flow.request.pretty_host = "api.openai.com"
+    _install_fake(monkeypatch, [flow])
+    path = tmp_path / "f.mitm"
+    path.write_bytes(b"x")
+    decoded, _ = list(mitm.read(path, "m"))
+    assert (decoded.exchange.url, decoded.exchange.host) == ("https://api.openai.com/v1/responses", "api.openai.com")

@@ -111,3 +111,32 @@ def test_file_with_no_frames_raises(tmp_path):
     not_sse.write_text('{"id": "chatcmpl-1", "object": "chat.completion"}\n')
     with pytest.raises(CaptureError, match="no text/event-stream frame"):
         list(sse_file.read(not_sse, "j"))
+
+
+def test_bytes_that_are_not_utf8_are_read_and_reported_with_their_offset(tmp_path):
+    """An SSE body with a bad byte used to be altered (U+FFFD) without a word."""
+    body = (
+        b'data: {"type":"response.created","response":{"id":"r","status":"in_progress","note":"caf\xe9"}}\n\n'
+        b'data: {"type":"response.completed","response":{"id":"r","status":"completed","output":[]}}\n\n'
+    )
+    path = tmp_path / "bad.sse"
+    path.write_bytes(body)
+    at = body.index(b"\xe9")
+    for chunk_size in (7, 64 * 1024):
+        d = _read(path, chunk_size=chunk_size)
+        assert [(i.kind, i.message) for i in d.issues] == [
+            ("bad-utf8", f"byte {at}: bytes that are not UTF-8, read as U+FFFD")
+        ]
+        assert d.exchange.terminal == "completed" and d.exchange.body_fidelity == "wire"
+
+
+def test_a_frame_with_nan_is_a_bad_frame(tmp_path):
+    body = (
+        b'data: {"type":"response.created","response":{"id":"r","status":"in_progress"}}\n\n'
+        b'data: {"type":"response.in_progress","response":{"temperature":NaN}}\n\n'
+    )
+    path = tmp_path / "nan.sse"
+    path.write_bytes(body)
+    d = _read(path)
+    assert [i.kind for i in d.issues] == ["sse-frame", "stream-cut"]
+    assert "NaN is not JSON" in d.issues[0].message

@@ -95,7 +95,8 @@ def test_invalid_bodies_become_issues():
     ]
     assert d.exchange.terminal is None
     d = decode_exchange(ex(), b"\xff\xfe garbage", b"\x00\x01")
-    assert {i.kind for i in d.issues} == {"request-body", "response-body"}
+    assert [i.kind for i in d.issues] == ["bad-utf8", "request-body", "response-body"]
+    assert d.issues[0].message == "request body: byte 0: bytes that are not UTF-8, read as U+FFFD"
 
 
 def test_sse_offsets_are_byte_offsets_of_the_raw_body():
@@ -109,7 +110,7 @@ def test_sse_offsets_are_byte_offsets_of_the_raw_body():
 
 def test_empty_body_is_not_a_cut_stream():
     d = decode_exchange(ex(), b'{"input":"x","stream":true}', b"")
-    assert d.exchange.terminal is None and [i.kind for i in d.issues] == ["response-body"]
+    assert d.exchange.terminal is None and [i.kind for i in d.issues] == ["body-missing"]
 
 
 def test_error_json_labelled_as_event_stream_is_read_as_json():

@@ -6,7 +6,9 @@ import json
 
 import pytest
 
-from toolkit.wire.json_text import json_int, json_kind, parse_arguments
+from toolkit.wire.http import decode_exchange
+from toolkit.wire.json_text import StrictDecoder, describe_json_error, json_int, json_kind, loads, parse_arguments
+from toolkit.wire.records import Exchange
 from toolkit.wire.responses import decode_response
 
 
@@ -42,3 +44,60 @@ def test_arguments_wording():
     assert parse_arguments("[1]") == (None, "arguments are a JSON array, not an object")
     assert parse_arguments('{"a": }')[1] == "invalid JSON at char 6: Expecting value"
     assert json_kind({}) == "object" and json_kind(False) == "boolean"
+
+
+# --- strict JSON: NaN, Infinity and -Infinity are not JSON (RFC 8259) ----------------------------
+
+
+@pytest.mark.parametrize(
+    "text, literal, pos",
+    [
+        ("[1, NaN]", "NaN", 4),
+        ('{"a": Infinity}', "Infinity", 6),
+        ('{"s": "NaN -Infinity \\" NaN", "v": -Infinity}', "-Infinity", 35),
+        ("NaN", "NaN", 0),
+    ],
+)
+def test_non_finite_literals_are_json_errors_at_the_literal(text, literal, pos):
+    assert json.loads(text) is not None  # Python's json takes them
+    with pytest.raises(json.JSONDecodeError) as err:
+        loads(text)
+    assert (err.value.msg, err.value.pos) == (f"{literal} is not JSON", pos)
+    assert text[pos:].startswith(literal)
+    assert describe_json_error(err.value) == f"invalid JSON at char {pos}: {literal} is not JSON"
+
+
+def test_strict_loads_keeps_everything_else():
+    assert loads('{"a": "NaN", "b": [1.5, -2, 1e400], "c": null}') == {
+        "a": "NaN",
+        "b": [1.5, -2, float("inf")],
+        "c": None,
+    }
+    assert loads(b'{"x": 1}') == {"x": 1}
+    assert StrictDecoder().raw_decode('{"a":1} tail') == ({"a": 1}, 7)
+
+
+def test_arguments_with_nan_are_a_parse_error():
+    assert parse_arguments('{"n": NaN}') == (None, "invalid JSON at char 6: NaN is not JSON")
+
+
+def _ex():
+    return Exchange("e", "s", "entry 0", url="http://h/v1/responses", path="/v1/responses", status=200)
+
+
+def test_a_request_or_response_body_with_nan_is_a_problem_not_a_value():
+    req, resp = b'{"model": "m", "input": "x", "temperature": NaN}', b'{"object": "response", "x": Infinity}'
+    d = decode_exchange(_ex(), req, resp)
+    assert [(i.kind, i.message) for i in d.issues] == [
+        ("request-body", f"invalid JSON at char {req.index(b'NaN')}: NaN is not JSON"),
+        ("response-body", f"invalid JSON at char {resp.index(b'Infinity')}: Infinity is not JSON"),
+    ]
+    assert d.request is None
+
+
+def test_sse_data_with_nan_is_a_bad_frame():
+    body = b'data: {"type":"response.created","response":{"x":NaN}}\n\n'
+    d = decode_exchange(_ex(), b'{"input":"x","stream":true}', body)
+    assert [(i.kind, i.message) for i in d.issues if i.kind == "sse-frame"] == [
+        ("sse-frame", f"byte 0: invalid JSON at char {body.index(b'NaN') - len(b'data: ')}: NaN is not JSON")
+    ]

@@ -6,7 +6,8 @@ from conftest import FIXTURES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolkit.wire.sse import SSEDecoder, SSEEvent, decode_events, parse_json_events
+from toolkit.wire.responses import decode_stream
+from toolkit.wire.sse import BAD_TEXT, SSEDecoder, SSEEvent, decode_events, parse_json_events
 
 WIRE = FIXTURES / "wire"
 
@@ -119,3 +120,38 @@ def test_any_chunking_of_crlf_fixture(cuts):
 def test_whole_body_fast_path_matches_incremental_decoder(body):
     lf_only = body.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     assert decode_events(lf_only) == feed_all([lf_only[i : i + 1] for i in range(len(lf_only))])
+
+
+# --- bytes that are not UTF-8: read as U+FFFD and reported, not silently altered -----------------
+
+
+_BAD = b'data: {"type":"response.created","note":"caf\xe9"}\n\ndata: {"type":"response.completed","response":{"status":"completed","output":[]}}\n\n'
+
+
+def _reports(events):
+    seen = []
+    out = list(parse_json_events(events, on_bad_text=lambda offset, message: seen.append((offset, message))))
+    return out, seen
+
+
+def test_bad_utf8_in_a_frame_is_reported_with_its_byte_offset():
+    at = _BAD.index(b"\xe9")
+    for chunks in ([_BAD], [_BAD[:at], _BAD[at:]], [bytes([b]) for b in _BAD], [_BAD.replace(b"\n", b"\r\n")]):
+        events = feed_all(chunks) if len(chunks) > 1 else decode_events(chunks[0])
+        out, seen = _reports(events)
+        assert events[0].data.endswith('caf\ufffd"}')  # read as a client reads it
+        expected = at if b"\r" not in chunks[0] else _BAD.replace(b"\n", b"\r\n").index(b"\xe9")
+        assert seen == [(expected, BAD_TEXT)] and events[0].bad_byte == expected
+        assert out[0][1]["note"] == "caf\ufffd"
+
+
+def test_a_stream_decoder_turns_bad_utf8_into_a_bad_utf8_issue():
+    info = decode_stream(_BAD)
+    at = _BAD.index(b"\xe9")
+    assert [(i.kind, i.message) for i in info.issues] == [("bad-utf8", f"byte {at}: {BAD_TEXT}")]
+    assert info.terminal == "completed"
+
+
+def test_clean_frames_report_nothing():
+    out, seen = _reports(decode_events(_BAD.replace(b"\xe9", "é".encode())))
+    assert seen == [] and len(out) == 2

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from toolkit.wire.records import ADDITIONAL_PROPERTIES, STRICT_STATES, TERMINALS, WIRE_APIS
+from toolkit.wire.records import ADDITIONAL_PROPERTIES, PROBLEM_KINDS, STRICT_STATES, TERMINALS, WIRE_APIS
 
 __all__ = [
     "CAPTURE",
@@ -236,7 +236,7 @@ SCHEMAS: dict[str, dict[str, object]] = {
     "problems": {
         "source": CAT,
         "location": "string",
-        "kind": CAT,
+        "kind": fixed(*PROBLEM_KINDS),  # one vocabulary for every reader (records.PROBLEM_KINDS)
         "message": "string",
         "exchange_id": "string",
     },

@@ -95,6 +95,7 @@ PROVIDER_APIS = {
     "openai-responses": "responses",
     "azure-openai-responses": "responses",
     "openai-codex-responses": "responses",
+    "anthropic-messages": "messages",
 }
 
 #: ``TokenUsage`` field → the exchange column it fills (counts are disjoint: ``inputTokens`` is uncached).

@@ -21,8 +21,10 @@ import pandas as pd
 from toolkit.capture import Capture
 from toolkit.capture.frames import declare, fixed
 from toolkit.errors import InputError
+from toolkit.knowledge import codex
 from toolkit.knowledge import dsh_runtime as rt
 from toolkit.knowledge.dsh_tools import schema_for
+from toolkit.layers.codex_execution import check_codex_call
 
 __all__ = [
     "APPROVALS",
@@ -310,6 +312,8 @@ def replay(
                     row["agrees"] = (rec_text == v.result_text) if not v.ok else not rt.is_error_text(rec_text)
             else:
                 row["note"] = "the model's route is not in the settings"
+        elif call.name in codex.SHELL_TOOLS and isinstance(call.arguments, dict) and call_mode is not None:
+            _codex_row(row, call.arguments, call_mode, ctx.get("policy") if ctx else None)
         elif call.name not in TOOLS:
             row["note"] = "not modelled (the validator covers bash, pwsh, write and edit; read_image with settings=)"
         elif not isinstance(call.arguments, dict):
@@ -334,6 +338,17 @@ def replay(
                     row["note"] = "DSH's recorded result differs from the model of DSH (version or model wrong?)"
         rows.append(row)
     return REPLAY.from_records(rows)
+
+
+def _codex_row(row: dict, arguments: dict, mode: str, policy: str | None) -> None:
+    """A Codex CLI shell call (``toolkit.layers.codex_execution``): its escalation fields against the policy."""
+    v = check_codex_call(arguments, mode=mode, policy=policy)
+    row.update(ok=v.ok, stage=v.stage, message=v.message, granted_mode=v.granted_mode, note=v.note)
+    rec_text, rec_error = row["recorded_result"], row["recorded_is_error"]
+    if rec_text is not None and v.ok is not None:
+        row["agrees"] = (rec_text == v.message) if not v.ok else rec_error is not True
+        if not row["agrees"]:
+            row["note"] = f"{v.note}; Codex's recorded result differs from the model of Codex"
 
 
 def _read_image(capture: Capture, call, settings) -> Verdict | None:
@@ -405,6 +420,7 @@ def _session_contexts(capture: Capture) -> dict[tuple, dict]:
                 outcome = decided.get(p["callId"]) or ("rejected" if policy == "never" else None)
                 out[(str(source), p["callId"])] = {
                     "mode": mode,
+                    "policy": policy,
                     "approval": outcome,
                     "mode_source": mode_source or "no sandbox/mode event: pass mode=",
                 }

@@ -14,7 +14,7 @@ from typing import BinaryIO
 from toolkit.errors import CaptureError
 from toolkit.sources.sniff import ZSTD_MAGIC, first_line_object
 from toolkit.wire.dsh_records import Record, SessionDecoder, SessionHeaderError
-from toolkit.wire.records import EntryCount, Problem
+from toolkit.wire.records import BAD_COMPRESSION, EntryCount, Problem
 
 __all__ = ["READ_SIZE", "read", "recognize"]
 
@@ -59,7 +59,7 @@ def read(path: str | PathLike[str], source: str) -> Iterator[Record | EntryCount
                 raise CaptureError(path, chunks.error, location=f"byte {chunks.offset}")
             raise CaptureError(path, "empty file: no session header", location="line 1")
         if chunks.error is not None:
-            yield Problem(source, f"byte {chunks.offset}", "zstd", chunks.error)
+            yield Problem(source, f"byte {chunks.offset}", BAD_COMPRESSION, chunks.error)
         yield from decoder.close()
         yield EntryCount(source, "line", n_lines)
 

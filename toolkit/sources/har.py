@@ -27,14 +27,29 @@ from toolkit.errors import CaptureError
 from toolkit.sources.sniff import first_line_object
 from toolkit.wire.encodings import MAX_BODY_BYTES, BodyDecodeError, decode_base64, decode_content, sniff_compression
 from toolkit.wire.http import decode_exchange
-from toolkit.wire.records import Decoded, EntryCount, Exchange, Header, Issue, Problem
+from toolkit.wire.json_text import StrictDecoder
+from toolkit.wire.records import (
+    BAD_BODY,
+    BAD_ENTRY,
+    BAD_FIELD,
+    BAD_UTF8,
+    BODY_MISSING,
+    Decoded,
+    EntryCount,
+    Exchange,
+    Header,
+    Issue,
+    Problem,
+)
 
 __all__ = ["read", "recognize"]
 
 _WS = " \t\n\r"
+_UNDECODED = re.compile("[\udc80-\udcff]")  # a byte that was not UTF-8 (decoded with surrogateescape)
 #: A walk step: yields (entry or ``_Broken``, char offset) and returns the position after the value.
 _Walk = Generator[tuple[Any, int], None, int]
-_DECODER = json.JSONDecoder()
+_DECODER = StrictDecoder()
+_LENIENT = json.JSONDecoder()  # only to find where an entry with a NaN literal ends
 
 
 def read(path: str | PathLike[str], source: str) -> Iterator[Decoded | Problem | EntryCount]:
@@ -43,6 +58,10 @@ def read(path: str | PathLike[str], source: str) -> Iterator[Decoded | Problem |
     walker = _Walker(text, path, bom)
     n = 0  # entries seen, including one lost to a structural error inside "entries"
     for obj, pos in walker.entries():
+        if isinstance(obj, _BadEntry):
+            yield Problem(source, f"entry {n}", BAD_ENTRY, obj.message)
+            n += 1
+            continue
         if isinstance(obj, _Broken):
             if n == 0:
                 raise CaptureError(path, obj.message, location=f"byte {walker.byte_offset(pos)}")
@@ -50,14 +69,19 @@ def read(path: str | PathLike[str], source: str) -> Iterator[Decoded | Problem |
             if walker.in_entries:
                 where = f"entry {n}, {where}"
                 n += 1
-            yield Problem(source, where, "bad-json", obj.message)
+            yield Problem(source, where, BAD_ENTRY, obj.message)
             break
         location = f"entry {n}"
         n += 1
         if not isinstance(obj, dict) or not isinstance(obj.get("request"), dict):
-            yield Problem(source, location, "bad-entry", "entry has no request object")
+            yield Problem(source, location, BAD_ENTRY, "entry has no request object")
             continue
-        yield _entry(obj, source, location, f"{source}:{n - 1}")
+        decoded = _entry(obj, source, location, f"{source}:{n - 1}")
+        if walker.bad_byte is not None:
+            decoded.issues.insert(
+                0, Issue(BAD_UTF8, f"byte {walker.bad_byte}: bytes that are not UTF-8 in the entry, read as U+FFFD")
+            )
+        yield decoded
     if walker.error and n == 0:
         raise CaptureError(path, walker.error[1], location=f"byte {walker.byte_offset(walker.error[0])}")
     yield EntryCount(source, "entry", n)
@@ -66,6 +90,10 @@ def read(path: str | PathLike[str], source: str) -> Iterator[Decoded | Problem |
 class _Broken:
     def __init__(self, message: str):
         self.message = message
+
+
+class _BadEntry(_Broken):
+    """One entry that is not JSON although the file around it is; the walk goes on."""
 
 
 def _load_text(path: Path) -> tuple[str, int]:
@@ -81,10 +109,9 @@ def _load_text(path: Path) -> tuple[str, int]:
         except zlib.error as exc:
             raise CaptureError(path, f"corrupt zlib (.zhar) data: {exc}") from None
     bom = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
-    try:
-        return raw[bom:].decode("utf-8"), bom
-    except UnicodeDecodeError as exc:
-        raise CaptureError(path, f"not UTF-8: {exc.reason}", location=f"byte {exc.start + bom}") from None
+    # Bytes that are not UTF-8 become lone surrogates, so byte offsets stay exact and the entry holding
+    # them is still read (with U+FFFD) and reported, instead of the whole file being refused.
+    return raw[bom:].decode("utf-8", "surrogateescape"), bom
 
 
 class _Walker:
@@ -93,9 +120,10 @@ class _Walker:
     def __init__(self, text: str, path: Path, bom: int):
         self.text, self.path, self.bom = text, path, bom
         self.error: tuple[int, str] | None = None
+        self.bad_byte: int | None = None  # the first byte that is not UTF-8 in the entry last yielded
 
     def byte_offset(self, pos: int) -> int:
-        return self.bom + len(self.text[:pos].encode("utf-8"))
+        return self.bom + len(self.text[:pos].encode("utf-8", "surrogateescape"))
 
     def _ws(self, pos: int) -> int:
         text = self.text
@@ -108,7 +136,8 @@ class _Walker:
         if pos >= len(self.text):
             raise _StructureError(pos, f"file ends early: expected {what}")
         if self.text[pos] != char:
-            raise _StructureError(pos, f"expected {what}, found {self.text[pos]!r}")
+            found = "a byte that is not UTF-8" if _UNDECODED.match(self.text[pos]) else repr(self.text[pos])
+            raise _StructureError(pos, f"expected {what}, found {found}")
         return pos + 1
 
     def _object(self, pos: int, visit: Callable[[str, int], _Walk]) -> _Walk:
@@ -174,9 +203,23 @@ class _Walker:
             try:
                 obj, pos = _DECODER.raw_decode(self.text, pos)
             except json.JSONDecodeError as exc:
-                raise _StructureError(
-                    exc.pos, f"{exc.msg} in the entry starting at byte {self.byte_offset(start)}"
-                ) from None
+                try:  # only a NaN/Infinity literal is wrong: that entry is lost, the walk goes on
+                    _, pos = _LENIENT.raw_decode(self.text, pos)
+                except json.JSONDecodeError:
+                    raise _StructureError(
+                        exc.pos, f"{exc.msg} in the entry starting at byte {self.byte_offset(start)}"
+                    ) from None
+                yield _BadEntry(f"{exc.msg} (byte {self.byte_offset(exc.pos)})"), start
+                pos = self._ws(pos)
+                if pos < len(self.text) and self.text[pos] == "]":
+                    return pos + 1
+                pos = self._ws(self._expect(pos, ",", "',' or ']' between entries"))
+                continue
+            self.bad_byte = None
+            if (bad := _UNDECODED.search(self.text, start, pos)) is not None:
+                self.bad_byte = self.byte_offset(bad.start())
+                span = self.text[start:pos].encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+                obj = _DECODER.decode(span)
             yield obj, start
             pos = self._ws(pos)
             if pos >= len(self.text):
@@ -234,25 +277,26 @@ def _body(container: dict[str, Any] | None, headers: list[Header], what: str, is
         size = container.get("size")
         if container.get("comment") or (isinstance(size, int) and size > 0):
             reason = container.get("comment") or f"no body text although size is {size}"
-            issues.append(Issue("missing-body", f"{what} body not in the capture: {reason}"))
+            issues.append(Issue(BODY_MISSING, f"{what} body not in the capture: {reason}"))
         return None
     if not isinstance(text, str):
-        issues.append(Issue("bad-body", f"{what} body text is {type(text).__name__}, not a string"))
+        issues.append(Issue(BAD_BODY, f"{what} body text is {type(text).__name__}, not a string"))
         return None
     if text == "" and isinstance(container.get("size"), int) and container["size"] > 0:
         issues.append(
             Issue(
-                "missing-body",
+                BODY_MISSING,
                 f"{what} body is empty in the capture but {container['size']} bytes were sent (a streamed body the recorder did not keep)",
             )
         )
         return None
     if not encoded:
         return text.encode("utf-8")
+    chunks = _polly_chunks(text)
     try:
-        data = decode_base64(text)
+        data = b"".join(map(decode_base64, chunks)) if chunks is not None else decode_base64(text)
     except BodyDecodeError as exc:
-        issues.append(Issue("bad-base64", f"{what} body: {exc}"))
+        issues.append(Issue(exc.kind, f"{what} body: {exc}"))
         return None
     coding = (
         _header(headers, "content-encoding")
@@ -265,12 +309,22 @@ def _body(container: dict[str, Any] | None, headers: list[Header], what: str, is
             data = decode_content(data, coding, cap=MAX_BODY_BYTES)
         except BodyDecodeError as exc:
             if sniff_compression(data):  # it really was compressed and is broken or too large
-                issues.append(
-                    Issue("body-too-large" if "cap" in str(exc) else "bad-compression", f"{what} body: {exc}")
-                )
+                issues.append(Issue(exc.kind, f"{what} body: {exc}"))
                 return None
             # the exporter had already decoded it; the header only describes the wire
     return data
+
+
+def _polly_chunks(text: str) -> list[str] | None:
+    """Polly.js (``@pollyjs/adapter-node-http``) keeps an encoded or binary body as the JSON text of an
+    array of base64 chunks, one per chunk received; ``None`` when ``text`` is not that."""
+    if not text.lstrip().startswith("["):
+        return None
+    try:
+        value = _DECODER.decode(text)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, list) and all(isinstance(c, str) for c in value) else None
 
 
 def _entry(e: dict[str, Any], source: str, location: str, xid: str) -> Decoded:
@@ -294,7 +348,7 @@ def _entry(e: dict[str, Any], source: str, location: str, xid: str) -> Decoded:
         try:
             started = datetime.fromisoformat(e["startedDateTime"]).timestamp()
         except ValueError:
-            issues.append(Issue("bad-time", f"startedDateTime {e['startedDateTime']!r} is not ISO 8601"))
+            issues.append(Issue(BAD_FIELD, f"startedDateTime {e['startedDateTime']!r} is not ISO 8601"))
     ex = Exchange(
         exchange_id=xid,
         source=source,
@@ -312,7 +366,7 @@ def _entry(e: dict[str, Any], source: str, location: str, xid: str) -> Decoded:
         comment = req.get("comment") or (req.get("postData") or {}).get("comment") or ""
         issues.append(
             Issue(
-                "discarded-body",
+                BODY_MISSING,
                 f"request body discarded by the recorder ({body_status}){': ' + comment if comment else ''}",
             )
         )
@@ -325,6 +379,8 @@ def _entry(e: dict[str, Any], source: str, location: str, xid: str) -> Decoded:
     ex.response_bytes = len(resp_body) if resp_body is not None else _size((resp.get("content") or {}).get("size"))
     req_type = (req.get("postData") or {}).get("mimeType") or _header(req_headers, "content-type")
     resp_type = (resp.get("content") or {}).get("mimeType") or _header(resp_headers, "content-type")
+    # the bodies as the recorder kept them (text, or base64 of the bytes), Content-Encoding undone here
+    ex.body_fidelity = "wire" if req_body is not None or resp_body is not None else None
     d = decode_exchange(ex, req_body, resp_body, request_content_type=req_type, response_content_type=resp_type)
     if status is None:
         d.exchange.terminal = "http-error"

@@ -2,16 +2,23 @@
 
 mitmproxy is deliberately not a dependency: on Python 3.11 it resolves to 11.0.2 and downgrades
 httpx to a version that breaks the OpenAI SDK at runtime (``docs/upstream.md``, "mitmproxy"), so it belongs in its
-own environment. Without it, flow files of the format versions in ``NATIVE_VERSIONS`` (mitmproxy
-10.x to 12.x write version 21) are read here: each flow is a typed netstring (``wire.tnetstring``)
-holding the flow's state, read one flow at a time. A file of another version raises
-``CaptureError`` with the command that converts it to HAR out of process (losing chunk times and
-flow metadata), since only mitmproxy knows how to migrate old flow states.
+own environment. Without it, flow files of the format versions in ``NATIVE_VERSIONS`` (14 to 21:
+mitmproxy 7.x to 12.x) are read here: each flow is a typed netstring (``wire.tnetstring``) holding the
+flow's state, read one flow at a time, and an older state is first upgraded to format 21 by
+``mitm_migrate``. A file whose first flow has another version raises ``CaptureError`` naming the version,
+the release that wrote it and the commands that rewrite it in the current format or as HAR (mitmproxy 6
+and older need mitmproxy's own migrations); a later flow of another version, or one whose state cannot
+be upgraded, is a ``bad-entry`` problem and reading goes on.
+
+The URL and host are the ones mitmproxy's HAR export writes (``Request.pretty_url``, ``pretty_host``):
+the Host header (HTTP/1) or ``:authority`` (HTTP/2 and 3, else the Host header), falling back to the
+connection's address; so a transparent-mode flow to an IP address gets the name the client asked for.
 
 With it, every flow from ``mitmproxy.io.FlowReader(f).stream()`` is one entry (location
 ``"flow {i}"``, exchange id ``"{source}:{i}"``, counted as ``EntryCount(source, "flow", n)``): an
 HTTP flow becomes a ``Decoded`` whose bodies are the message content with its Content-Encoding
-undone by mitmproxy (``get_content(strict=False)``; the raw bytes when that fails), whose byte
+undone by ``wire.encodings`` as in every reader (a body that does not decode is one ``bad-compression``
+problem and no body), whose byte
 counts are the raw (still encoded) body sizes, and whose times come from the request's and
 response's ``timestamp_start`` / ``timestamp_end``. The tee addon's
 ``flow.metadata["sse_chunk_times"]`` is kept as ``Decoded.chunk_times``. A TCP, UDP or DNS flow is a
@@ -30,17 +37,28 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from toolkit.errors import CaptureError
+from toolkit.knowledge.mitmproxy import CONVERT_COMMAND, HAR_COMMAND, release_of
+from toolkit.sources.mitm_migrate import CURRENT, OLDEST, MigrationError, migrate
 from toolkit.wire.encodings import MAX_BODY_BYTES, BodyDecodeError, decode_content
 from toolkit.wire.http import decode_exchange
-from toolkit.wire.records import Decoded, EntryCount, Exchange, Header, Issue, Problem
+from toolkit.wire.records import (
+    BAD_ENTRY,
+    BODY_MISSING,
+    FLOW_ERROR,
+    NOT_HTTP,
+    Decoded,
+    EntryCount,
+    Exchange,
+    Header,
+    Issue,
+    Problem,
+)
 from toolkit.wire.tnetstring import MAX_PREFIX, TNetStringError, parse, read_prefix
 
 __all__ = ["NATIVE_VERSIONS", "read", "recognize"]
 
-_CONVERT = "mitmdump -nr {path} --set hardump=out.har"
 
-
-NATIVE_VERSIONS = frozenset({19, 20, 21})
+NATIVE_VERSIONS = frozenset(range(OLDEST, CURRENT + 1))
 
 
 def read(path: str | PathLike[str], source: str) -> Iterator[Any]:
@@ -73,7 +91,7 @@ def read(path: str | PathLike[str], source: str) -> Iterator[Any]:
                     raise CaptureError(path, f"not a mitmproxy flow file: {exc}", location="flow 0") from None
                 # A truncated tail (mitmproxy killed mid-write) loses only what follows.
                 yield Problem(
-                    source, f"flow {entries}", "bad-flow", f"flow {entries}: unreadable, reading stopped here ({exc})"
+                    source, f"flow {entries}", BAD_ENTRY, f"flow {entries}: unreadable, reading stopped here ({exc})"
                 )
                 entries += 1
                 break
@@ -81,7 +99,7 @@ def read(path: str | PathLike[str], source: str) -> Iterator[Any]:
             entries += 1
             if not isinstance(flow, mitm_http.HTTPFlow):
                 kind = getattr(flow, "type", None) or type(flow).__name__
-                yield Problem(source, f"flow {index}", "not-http", f"flow {index}: a {kind} flow, not HTTP")
+                yield Problem(source, f"flow {index}", NOT_HTTP, f"flow {index}: a {kind} flow, not HTTP")
                 continue
             yield _decode_flow(flow, source, index)
         yield EntryCount(source, "flow", entries)
@@ -107,24 +125,33 @@ def _read_native(path: str | PathLike[str], source: str, import_error: ImportErr
                 yield Problem(
                     source,
                     f"flow {entries}",
-                    "bad-flow",
+                    BAD_ENTRY,
                     f"flow {entries} at byte {offset}: unreadable, reading stopped here ({exc})",
                 )
                 entries += 1
                 break
             version = state.get("version")
-            if version not in NATIVE_VERSIONS:
-                raise CaptureError(
-                    path,
-                    f"flow format version {version} is not one the toolkit reads itself "
-                    f"({', '.join(map(str, sorted(NATIVE_VERSIONS)))}); " + _missing_message(path, import_error),
-                    location=f"flow {entries}, byte {offset}",
-                )
+            if not isinstance(version, int) or isinstance(version, bool) or version not in NATIVE_VERSIONS:
+                if entries == 0:
+                    raise CaptureError(
+                        path,
+                        _version_message(version) + " " + _missing_message(path, import_error, version),
+                        location=f"flow 0, byte {offset}",
+                    )
+                yield Problem(source, f"flow {entries}", BAD_ENTRY, f"flow {entries}: {_version_message(version)}")
+                entries, offset = entries + 1, offset + len(data)
+                continue
             index, entries, offset = entries, entries + 1, offset + len(data)
+            try:
+                migrate(state)
+            except MigrationError as exc:
+                yield Problem(source, f"flow {index}", BAD_ENTRY, f"flow {index}: {exc}")
+                continue
             if state.get("type") != "http":
-                yield Problem(
-                    source, f"flow {index}", "not-http", f"flow {index}: a {state.get('type')} flow, not HTTP"
-                )
+                yield Problem(source, f"flow {index}", NOT_HTTP, f"flow {index}: a {state.get('type')} flow, not HTTP")
+                continue
+            if not isinstance(state.get("request"), dict):
+                yield Problem(source, f"flow {index}", BAD_ENTRY, f"flow {index}: an HTTP flow without a request state")
                 continue
             yield _decode_flow(_StateFlow(state), source, index)
         yield EntryCount(source, "flow", entries)
@@ -132,7 +159,12 @@ def _read_native(path: str | PathLike[str], source: str, import_error: ImportErr
 
 class _StateHeaders:
     def __init__(self, pairs: Any) -> None:
-        self.pairs = [(_text(n), _text(v)) for n, v in pairs or () if isinstance(n, (bytes, str))]
+        pairs = pairs if isinstance(pairs, list) else []
+        self.pairs = [
+            (_text(p[0]), _text(p[1]))
+            for p in pairs
+            if isinstance(p, list) and len(p) == 2 and all(isinstance(x, (bytes, str)) for x in p)
+        ]
 
     def items(self, multi: bool = False) -> list[tuple[Any, Any]]:
         return list(self.pairs)
@@ -154,15 +186,42 @@ class _StateMessage:
         if self.host is not None:
             scheme = _text(state.get("scheme")) or "http"
             port = state.get("port")
-            default = {"http": 80, "https": 443}.get(scheme)
-            self.url = f"{scheme}://{self.host}{'' if port in (None, default) else f':{port}'}{path or ''}"
+            self.url = f"{scheme}://{_hostport(scheme, self.host, port)}{path or ''}"
+            # mitmproxy's Request.host_header, pretty_host and pretty_url (mitmproxy/http.py), which its HAR
+            # export uses: the name the client asked for, not the address the connection went to.
+            authority = _text(state.get("authority")) or ""
+            host_header = _header(self.headers.items(), "host")
+            if _text(state.get("http_version")) in ("HTTP/2.0", "HTTP/3"):
+                host_header = authority or host_header
+            if self.method == "CONNECT":
+                self.pretty_host, self.pretty_url = self.host, authority
+            elif host_header:
+                self.pretty_host, pretty_port = _parse_authority(host_header)
+                pretty_port = pretty_port or _DEFAULT_PORTS.get(scheme) or 443
+                path = "" if path == "*" else path or ""
+                self.pretty_url = f"{scheme}://{_hostport(scheme, self.pretty_host, pretty_port)}{path}"
+            else:
+                self.pretty_host, self.pretty_url = self.host, self.url
 
-    def get_content(self, strict: bool = False) -> bytes:
-        coding = _header(self.headers.items(), "content-encoding")
-        try:
-            return decode_content(self.raw_content, coding, cap=MAX_BODY_BYTES)
-        except BodyDecodeError as exc:
-            raise ValueError(str(exc)) from None
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_AUTHORITY = re.compile(r"^(?P<host>[^:]+|\[.+\])(?::(?P<port>\d+))?$")
+
+
+def _parse_authority(authority: str) -> tuple[str, int | None]:
+    """Host and port of a Host header or ``:authority``; the whole text as the host when it is not one."""
+    match = _AUTHORITY.match(authority)
+    if not match:
+        return authority, None
+    host = match["host"].removeprefix("[").removesuffix("]")
+    port = int(match["port"]) if match["port"] else None
+    return host, port if port is None or 0 < port < 65536 else None
+
+
+def _hostport(scheme: str, host: str, port: Any) -> str:
+    if port in (None, _DEFAULT_PORTS.get(scheme)):
+        return f"[{host}]" if ":" in host else host
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 class _StateFlow:
@@ -179,8 +238,24 @@ def _text(value: Any) -> Any:
     return value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else value
 
 
-def _missing_message(path: str | PathLike[str], exc: ImportError) -> str:
-    command = _CONVERT.format(path=shlex.quote(str(path)))
+def _version_message(version: Any) -> str:
+    if isinstance(version, int) and not isinstance(version, bool):
+        age = "older" if version < OLDEST else "newer"
+        shown = str(version)
+    elif isinstance(version, list):  # mitmproxy 0.x to 3.x wrote their own release number as the version
+        age, shown = "older", repr(version)
+    else:
+        return f"a flow without a flow format version ({version!r}), so not a mitmproxy flow"
+    return (
+        f"flow format version {shown} (written by {release_of(version)}) is {age} than the versions the toolkit "
+        f"reads itself ({OLDEST} to {CURRENT}: {release_of(OLDEST)} to 12.x)."
+    )
+
+
+def _missing_message(path: str | PathLike[str], exc: ImportError, version: Any) -> str:
+    command = HAR_COMMAND.format(path=shlex.quote(str(path)))
+    stem = str(path).removesuffix(".mitm")
+    rewrite = CONVERT_COMMAND.format(path=shlex.quote(str(path)), path_new=shlex.quote(f"{stem}.v{CURRENT}.mitm"))
     try:
         installed = importlib.util.find_spec("mitmproxy") is not None
     except (ImportError, ValueError):
@@ -190,11 +265,17 @@ def _missing_message(path: str | PathLike[str], exc: ImportError) -> str:
         if installed
         else "mitmproxy is not installed in this environment"
     )
+    if isinstance(version, int) and version > CURRENT:  # only the release that wrote it can read it
+        how = f"There, with the release that wrote it, convert it to HAR and load the HAR: {command}"
+    else:
+        how = (
+            f"There (mitmproxy 10 to 12), rewrite it in a flow format read here and load the new file: {rewrite} "
+            f"(keeps chunk times and flow metadata), or convert it to HAR and load the HAR: {command}"
+        )
     return (
-        f"{what}, so .mitm flow files cannot be read here. "
+        f"{what}, so this file cannot be read here. "
         "mitmproxy needs its own environment on Python 3.11 (installing it next to this toolkit "
-        'downgrades httpx and breaks the OpenAI SDK; see docs/upstream.md, "mitmproxy"). Convert the file to '
-        f"HAR there and load the HAR instead: {command}"
+        f'downgrades httpx and breaks the OpenAI SDK; see docs/upstream.md, "mitmproxy"). {how}'
     )
 
 
@@ -202,8 +283,11 @@ def _decode_flow(flow: Any, source: str, index: int) -> Decoded:
     req = flow.request
     resp = flow.response
     issues: list[Issue] = []
-    url = _attr(req, "url")
-    host = _attr(req, "host")
+    # The name the client asked for, as mitmproxy's HAR export has it (savehar.py: CONNECT as https://authority/).
+    url = _attr(req, "pretty_url") or _attr(req, "url")
+    host = _attr(req, "pretty_host") or _attr(req, "host")
+    if url and _attr(req, "method") == "CONNECT":
+        url = f"https://{url}/"
     path = _attr(req, "path")
     if url and (host is None or path is None):
         parts = urlsplit(url)
@@ -220,7 +304,7 @@ def _decode_flow(flow: Any, source: str, index: int) -> Decoded:
     error = getattr(flow, "error", None)
     if error is not None:
         msg = getattr(error, "msg", None) or str(error)
-        issues.append(Issue("flow-error", f"mitmproxy recorded an error: {msg}"))
+        issues.append(Issue(FLOW_ERROR, f"mitmproxy recorded an error: {msg}"))
     started = _attr(req, "timestamp_start")
     ended = _attr(resp, "timestamp_end") if resp is not None else None
     exchange = Exchange(
@@ -264,16 +348,17 @@ def _content(message: Any, direction: str, issues: list[Issue]) -> tuple[bytes |
         if direction == "response":
             issues.append(
                 Issue(
-                    "body-missing",
+                    BODY_MISSING,
                     "response body not recorded (streamed with flow.response.stream = True and no tee addon)",
                 )
             )
         return None, None
-    try:
-        body = message.get_content(strict=False)
-    except ValueError as exc:
-        issues.append(Issue("body-decode", f"{direction} body: {exc}"))
-        body = raw
+    raw = raw.encode("utf-8", "surrogateescape") if isinstance(raw, str) else bytes(raw)
+    try:  # undone here, as for every reader, so that a fault gives the same problem everywhere
+        body = decode_content(raw, _header(_headers(message), "content-encoding"), cap=MAX_BODY_BYTES)
+    except BodyDecodeError as exc:
+        issues.append(Issue(exc.kind, f"{direction} body: {exc}"))
+        return None, len(raw)
     return body, len(raw)
 
 

@@ -24,6 +24,7 @@ from typing import Any
 from toolkit.errors import CaptureError
 from toolkit.wire.chat import ChatStream
 from toolkit.wire.http import apply_result
+from toolkit.wire.json_text import loads
 from toolkit.wire.records import Decoded, EntryCount, Exchange
 from toolkit.wire.responses import ResponsesStream
 from toolkit.wire.sse import SSEDecoder, SSEEvent, parse_json_events
@@ -101,7 +102,7 @@ class _Stream:
         if self._machine is None:
             self._held += events
             return
-        for offset, payload, error in parse_json_events(events):
+        for offset, payload, error in parse_json_events(events, on_bad_text=self._machine.bad_text):
             if error is not None:
                 self._machine.bad_frame(offset, error)
             elif payload is None:
@@ -120,7 +121,7 @@ def _api_of(ev: SSEEvent) -> str | None:
     if ev.event and ev.event.startswith("response."):
         return "responses"
     try:
-        payload = json.loads(ev.data)
+        payload = loads(ev.data)
     except (json.JSONDecodeError, RecursionError):
         return None
     if not isinstance(payload, dict):

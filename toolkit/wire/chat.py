@@ -11,7 +11,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolkit.wire.json_text import json_int
-from toolkit.wire.records import Call, InputPart, Issue, Tool
+from toolkit.wire.records import (
+    FINISH_REASON,
+    REQUEST_BODY,
+    RESPONSE_BODY,
+    SSE_CALL,
+    STREAM_CUT,
+    Call,
+    InputPart,
+    Issue,
+    Tool,
+)
 from toolkit.wire.responses import (
     RequestInfo,
     ResponseInfo,
@@ -41,20 +51,20 @@ _FINISH = {
 def decode_request(body: Any) -> RequestInfo:
     """Tools (nested under ``function``; legacy ``functions`` too) and one row per message part."""
     if not isinstance(body, dict):
-        return RequestInfo(None, None, issues=[Issue("request-body", "request is not a JSON object")])
+        return RequestInfo(None, None, issues=[Issue(REQUEST_BODY, "request is not a JSON object")])
     info = RequestInfo(_str(body.get("model")), body.get("stream") if isinstance(body.get("stream"), bool) else None)
     for key in ("tools", "functions"):
         tools = body.get(key)
         if isinstance(tools, list):
             info.tools += [_legacy(t) if key == "functions" else decode_tool(t) for t in tools]
         elif tools is not None:
-            info.issues.append(Issue("request-body", f"`{key}` is not a list"))
+            info.issues.append(Issue(REQUEST_BODY, f"`{key}` is not a list"))
     messages = body.get("messages")
     if isinstance(messages, list):
         for i, msg in enumerate(messages):
             _message(i, msg, info)
     elif messages is not None:
-        info.issues.append(Issue("request-body", "`messages` is not a list"))
+        info.issues.append(Issue(REQUEST_BODY, "`messages` is not a list"))
     return info
 
 
@@ -66,7 +76,7 @@ def _legacy(fn: Any) -> Tool:
 
 def _message(i: int, msg: Any, info: RequestInfo) -> None:
     if not isinstance(msg, dict):
-        info.issues.append(Issue("request-body", f"message {i} is not an object"))
+        info.issues.append(Issue(REQUEST_BODY, f"message {i} is not an object"))
         return
     role = _str(msg.get("role"))
     is_result = role in ("tool", "function")
@@ -101,7 +111,7 @@ def _finish(info: ResponseInfo, reason: Any) -> None:
         return
     terminal = _FINISH.get(reason)
     if terminal is None:
-        info.issues.append(Issue("finish-reason", f"unknown finish_reason {reason!r}, read as completed"))
+        info.issues.append(Issue(FINISH_REASON, f"unknown finish_reason {reason!r}, read as completed"))
         terminal = "completed"
     if terminal == "failed":
         fail(info, {"code": reason})
@@ -124,7 +134,7 @@ def decode_response(body: Any) -> ResponseInfo:
     """A non-streamed ``chat.completion`` (or a 200 body that is only an error envelope)."""
     info = ResponseInfo()
     if not isinstance(body, dict):
-        info.issues.append(Issue("response-body", "response is not a JSON object"))
+        info.issues.append(Issue(RESPONSE_BODY, "response is not a JSON object"))
         return info
     if body.get("error") and "choices" not in body:
         fail(info, body)
@@ -135,7 +145,7 @@ def decode_response(body: Any) -> ResponseInfo:
     choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
     _finish(info, choice.get("finish_reason"))
     if info.terminal is None:
-        info.issues.append(Issue("response-body", "no choice with a finish_reason"))
+        info.issues.append(Issue(RESPONSE_BODY, "no choice with a finish_reason"))
     msg: Any = choice.get("message") if isinstance(choice.get("message"), dict) else {}
     for tc in msg.get("tool_calls") or ():
         if isinstance(tc, dict):
@@ -200,14 +210,14 @@ class ChatStream(StreamMachine):
         if key[1] is None and st is None and self._calls:  # no index, no id: continue the last call
             st = self._calls[-1]
         if st is not None and cid and st.call_id and cid != st.call_id:
-            self._issue("sse-call", f"tool_calls index {idx} changed id {st.call_id!r} → {cid!r}", offset)
+            self._issue(SSE_CALL, f"tool_calls index {idx} changed id {st.call_id!r} → {cid!r}", offset)
             st = None
         if st is None:
             st = self._open[key] = _CallState(cid, name)
             self._calls.append(st)
         st.call_id = st.call_id or cid
         if name and st.name and name != st.name:
-            self._issue("sse-call", f"tool_calls index {idx} changed name {st.name!r} → {name!r}", offset)
+            self._issue(SSE_CALL, f"tool_calls index {idx} changed name {st.name!r} → {name!r}", offset)
         st.name = st.name or name
         if isinstance(fn.get("arguments"), str):
             st.pieces.append(fn["arguments"])
@@ -217,11 +227,11 @@ class ChatStream(StreamMachine):
         if info.terminal is None:
             if self._done:
                 info.terminal = "completed"
-                self._issue("finish-reason", "[DONE] without a finish_reason", None)
+                self._issue(FINISH_REASON, "[DONE] without a finish_reason", None)
             else:
                 info.terminal = "cut"
                 self._issue(
-                    "stream-cut", f"stream ended without finish_reason or [DONE] after {self._chunks} chunks", None
+                    STREAM_CUT, f"stream ended without finish_reason or [DONE] after {self._chunks} chunks", None
                 )
         finished = self._done or info.terminal in ("completed", "incomplete")
         why = (

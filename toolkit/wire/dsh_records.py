@@ -37,8 +37,27 @@ from toolkit.knowledge.dsh_session import (
     TURN_START,
     USAGE_FIELDS,
 )
-from toolkit.wire.json_text import json_int, json_kind, parse_arguments
-from toolkit.wire.records import WIRE_APIS, Call, Decoded, Event, Exchange, Issue, Problem, Tool, ToolResult
+from toolkit.wire.json_text import json_int, json_kind, loads, parse_arguments
+from toolkit.wire.records import (
+    BAD_ENTRY,
+    CALL_NOT_DISPATCHED,
+    FINISH_REASON,
+    PACKED_CHUNKS,
+    PLACEHOLDER,
+    REQUEST_BODY,
+    RETRIED,
+    STEP_REOPENED,
+    TOOL_NAMES_ONLY,
+    WIRE_APIS,
+    Call,
+    Decoded,
+    Event,
+    Exchange,
+    Issue,
+    Problem,
+    Tool,
+    ToolResult,
+)
 from toolkit.wire.schemas import strict_state
 
 __all__ = [
@@ -242,7 +261,7 @@ class SessionDecoder:
     # -- lines -----------------------------------------------------------------------------------
 
     def _bad_line(self, line: int, what: str) -> Problem:
-        return Problem(self.source, f"line {line}", "bad-line", f"line {line}: {what}")
+        return Problem(self.source, f"line {line}", BAD_ENTRY, f"line {line}: {what}")
 
     def _on_header(self, obj: dict[str, Any], line: int) -> list[Record]:
         if self.header is None:
@@ -330,7 +349,7 @@ class SessionDecoder:
         st = self._step(key, line, members[0][1] if members else None) if key else None
         if not members:  # nothing to expand: keep the row as it is so the line is not lost
             if st is not None and note:
-                st.issues.append(Issue("packed-chunks", f"line {line}: {note}"))
+                st.issues.append(Issue(PACKED_CHUNKS, f"line {line}: {note}"))
             return [
                 Event(
                     self.source, f"line {line}", kind, None, None, turn, step_no, data, st.exchange_id if st else None
@@ -358,7 +377,7 @@ class SessionDecoder:
                 self._touch(st, time_ms)
                 self._on_chunk(st, chunk)
         if st is not None and note:
-            st.issues.append(Issue("packed-chunks", f"line {line}: {note}"))
+            st.issues.append(Issue(PACKED_CHUNKS, f"line {line}: {note}"))
         return out
 
     # -- step content ----------------------------------------------------------------------------
@@ -368,7 +387,7 @@ class SessionDecoder:
         if st is None:
             st = _Step(key[0], key[1], f"{self.source}:t{key[0]}s{key[1]}", line)
             if key in self._emitted:  # a late event for a step already emitted: keep the id apart
-                st.issues.append(Issue("step-reopened", f"line {line}: events for this step after it was closed"))
+                st.issues.append(Issue(STEP_REOPENED, f"line {line}: events for this step after it was closed"))
             self._steps[key] = st
         self._touch(st, time_ms)
         return st
@@ -430,18 +449,18 @@ class SessionDecoder:
         member = 0
         for item in stream:
             if not isinstance(item, dict):
-                st.issues.append(Issue("stream", f"line {line}: embedded stream item is a JSON {json_kind(item)}"))
+                st.issues.append(Issue(PACKED_CHUNKS, f"line {line}: embedded stream item is a JSON {json_kind(item)}"))
                 continue
             itype = item.get("type")
             if itype in PACKED_TYPES:
                 members, note = expand_packed(itype, item, seq0=item.get("seq0"), time0=item.get("time0"))
                 if note:
-                    st.issues.append(Issue("packed-chunks", f"line {line}: {note}"))
+                    st.issues.append(Issue(PACKED_CHUNKS, f"line {line}: {note}"))
             elif itype == "chunk":
                 t = item.get("time")
                 members = [(None, float(t) if _is_number(t) else None, item.get("chunk"))]
             else:
-                st.issues.append(Issue("stream", f"line {line}: unknown embedded stream item {itype!r}"))
+                st.issues.append(Issue(PACKED_CHUNKS, f"line {line}: unknown embedded stream item {itype!r}"))
                 continue
             for _seq, t, chunk in members:
                 payload = {"turn": st.turn, "step": st.step, "chunk": chunk}
@@ -494,16 +513,16 @@ class SessionDecoder:
         if isinstance(tools, str):
             # real logs: 136 fixtures hold "{{tools}}" instead of the advertised schemas
             self._pending_issues.append(
-                Issue("placeholder", f"request/header at line {line} has tools {tools!r}, not the advertised schemas")
+                Issue(PLACEHOLDER, f"request/header at line {line} has tools {tools!r}, not the advertised schemas")
             )
         elif isinstance(tools, list) and any(isinstance(t, str) for t in tools):
             # real logs: python-sdk snapshots list tool names only
             self._pending_issues.append(
-                Issue("tool-names-only", f"request/header at line {line} lists tool names without their schemas")
+                Issue(TOOL_NAMES_ONLY, f"request/header at line {line} lists tool names without their schemas")
             )
         elif tools is not None and not isinstance(tools, list):
             self._pending_issues.append(
-                Issue("tools", f"request/header at line {line} has tools as a JSON {json_kind(tools)}")
+                Issue(REQUEST_BODY, f"request/header at line {line} has tools as a JSON {json_kind(tools)}")
             )
 
     # -- output ----------------------------------------------------------------------------------
@@ -518,6 +537,7 @@ class SessionDecoder:
         if self._open == key:
             self._open = None
         ex = Exchange(st.exchange_id, self.source, f"line {st.first_line}")
+        ex.body_fidelity = "normalised"  # DSH's own records of the request and the reply, not wire bytes
         ex.started_at = _seconds(st.first_time)
         if st.first_time is not None and st.last_time is not None:
             ex.duration_ms = st.last_time - st.first_time
@@ -568,7 +588,7 @@ class SessionDecoder:
             failure = reason.get("failure") if isinstance(reason.get("failure"), dict) else {}
             issues.append(
                 Issue(
-                    "retried",
+                    RETRIED,
                     f"an attempt finished {reason.get('kind')!r}"
                     + (f" ({failure.get('code')}: {failure.get('message')})" if failure else "")
                     + " and the step was retried",
@@ -580,7 +600,7 @@ class SessionDecoder:
             kind = st.finish.get("kind")
             ex.terminal = FINISH_TERMINALS.get(kind) if isinstance(kind, str) else None  # a list would not hash
             if ex.terminal is None:
-                issues.append(Issue("finish", f"unknown finish reason {kind!r}"))
+                issues.append(Issue(FINISH_REASON, f"unknown finish reason {kind!r}"))
             failure = st.finish.get("failure")
         elif msg.get("interrupted"):
             ex.terminal = "cut"
@@ -593,7 +613,7 @@ class SessionDecoder:
                 ex.terminal = TURN_END_TERMINALS.get(end_kind) if isinstance(end_kind, str) else None
                 failure = reason.get("error")
                 if ex.terminal is None:
-                    issues.append(Issue("turn-end", f"unknown turn/end reason {reason.get('kind')!r}"))
+                    issues.append(Issue(FINISH_REASON, f"unknown turn/end reason {reason.get('kind')!r}"))
             elif isinstance(st.turn_reason.get("error"), str):  # real logs: authored {"error": "..."}
                 ex.terminal, failure = "failed", {"message": st.turn_reason["error"]}
         elif at_eof or st.ended:
@@ -626,7 +646,7 @@ class SessionDecoder:
             seen.add(cid)
             calls.append(_call(cid, name, raw, complete=True))
             issues.append(
-                Issue("call-not-dispatched", f"call {cid} ({name}) is in the model output but has no tool/call event")
+                Issue(CALL_NOT_DISPATCHED, f"call {cid} ({name}) is in the model output but has no tool/call event")
             )
         for cid, name, parts in st.deltas.values():  # deltas only: the stream was cut
             if cid is not None and cid in seen:
@@ -658,7 +678,7 @@ def _parse_line(raw: bytes | str, *, first: bool = False) -> tuple[Any, str | No
     if first:
         raw = raw.lstrip("\ufeff")
     try:
-        return json.loads(raw), None
+        return loads(raw), None
     except json.JSONDecodeError as exc:
         return None, f"invalid JSON: {exc.msg} at column {exc.colno}"
     except RecursionError:

@@ -11,18 +11,38 @@ import binascii
 import zlib
 from collections.abc import Callable
 
-__all__ = ["MAX_BODY_BYTES", "BodyDecodeError", "BodyTooLarge", "decode_base64", "decode_content", "sniff_compression"]
+from toolkit.wire.records import BAD_BASE64, BAD_COMPRESSION, BODY_TOO_LARGE
+
+__all__ = [
+    "MAX_BODY_BYTES",
+    "BadBase64",
+    "BodyDecodeError",
+    "BodyTooLarge",
+    "decode_base64",
+    "decode_content",
+    "sniff_compression",
+]
 
 #: Default ceiling on a decoded body (documented in the README, "Limits").
 MAX_BODY_BYTES = 64 * 1024 * 1024
 
 
 class BodyDecodeError(ValueError):
-    """A body whose declared encoding does not match its bytes."""
+    """A body whose declared encoding does not match its bytes; ``kind`` is its problem kind."""
+
+    kind = BAD_COMPRESSION
+
+
+class BadBase64(BodyDecodeError):
+    """A body marked base64 that is not."""
+
+    kind = BAD_BASE64
 
 
 class BodyTooLarge(BodyDecodeError):
     """A body that would inflate beyond the cap."""
+
+    kind = BODY_TOO_LARGE
 
 
 def decode_base64(text: str) -> bytes:
@@ -34,7 +54,7 @@ def decode_base64(text: str) -> bytes:
     try:
         return base64.b64decode(compact, altchars=altchars, validate=False)
     except (binascii.Error, ValueError) as exc:
-        raise BodyDecodeError(f"invalid base64: {exc}") from None
+        raise BadBase64(f"invalid base64: {exc}") from None
 
 
 def _clean_b64(text: str) -> bool:
@@ -45,9 +65,9 @@ def _clean_b64(text: str) -> bool:
     body = stripped.rstrip("=")
     bad = body.translate(_B64_DELETE)
     if bad.strip():
-        raise BodyDecodeError(f"invalid base64: unexpected character {bad.strip()[0]!r}")
+        raise BadBase64(f"invalid base64: unexpected character {bad.strip()[0]!r}")
     if len(stripped.replace("\n", "").replace("\r", "")) % 4 == 1:
-        raise BodyDecodeError("invalid base64: truncated input")
+        raise BadBase64("invalid base64: truncated input")
     return True
 
 
@@ -87,6 +107,8 @@ def _zlib_family(wbits: int) -> Callable[[bytes, int], bytes]:
             raise BodyDecodeError(f"corrupt compressed body: {exc}") from None
         if len(out) > cap:
             raise BodyTooLarge(f"body inflates beyond the {cap}-byte cap")
+        if not d.eof:  # zlib hands back what it has of a cut stream without a word
+            raise BodyDecodeError(f"compressed body ends early: {len(data)} bytes hold no end of stream")
         return out
 
     return decode

@@ -1,14 +1,18 @@
 """HTTP error bodies → (error_type, error_code, error_message), whatever shape the server chose.
 
 OpenAI wraps errors as ``{"error": {message, type, param, code}}`` and the SDK unwraps with
-``body.get("error", body)`` (openai-python ``_client.py`` ``_make_status_error``); gateways send a bare
-object, a string ``error``, FastAPI-style ``detail`` or plain text.
+``body.get("error", body)`` (openai-python ``_client.py`` ``_make_status_error``); Anthropic wraps them as
+``{"type": "error", "error": {type, message}}``, which the same unwrapping reads (its stream's ``error``
+event too; docs/upstream.md#anthropic-messages); gateways send a bare object, a string ``error``,
+FastAPI-style ``detail`` or plain text.
 """
 
 from __future__ import annotations
 
 import json
 from typing import Any
+
+from toolkit.wire.json_text import loads
 
 __all__ = ["ErrorFields", "decode_error_body", "error_fields"]
 
@@ -24,7 +28,7 @@ def decode_error_body(body: bytes | str | dict[str, Any] | list[Any] | None) -> 
         if not text:
             return None, None, None
         try:
-            body = json.loads(text)
+            body = loads(text)
         except ValueError:
             return None, None, text
     return error_fields(body)

@@ -1,19 +1,32 @@
 """One HTTP exchange's bodies → a Decoded bundle (api, model, tools, inputs, calls, terminal state).
 
 Shared by every reader of HTTP captures (HAR, JSONL logs, mitmproxy flows), so that the protocol is
-decoded in exactly one place.
+decoded in exactly one place. The API is told by the path, else by the request body's shape, else by
+the response's. An exchange that speaks none of the three APIs (``other``: embeddings, model lists, web
+pages, assets) raises no body problem: a problem is raised only where an API body was expected.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from typing import Any, Protocol
 
-from toolkit.wire import chat, responses
+from toolkit.wire import chat, messages, responses
 from toolkit.wire.envelopes import decode_error_body
-from toolkit.wire.json_text import describe_json_error
-from toolkit.wire.records import Decoded, Exchange, Issue
+from toolkit.wire.json_text import describe_json_error, loads
+from toolkit.wire.records import (
+    BAD_UTF8,
+    BODY_MISSING,
+    DECODER,
+    NO_RESPONSE,
+    REQUEST_BODY,
+    RESPONSE_BODY,
+    Decoded,
+    Exchange,
+    Issue,
+)
 
 __all__ = ["apply_result", "decode_exchange"]
 
@@ -21,7 +34,7 @@ _SSE_STARTS = ("event:", "data:", ":", "id:", "retry:")
 
 
 class _ApiDecoder(Protocol):
-    """What ``responses`` and ``chat`` each provide (modules, typed as one interface)."""
+    """What ``responses``, ``chat`` and ``messages`` each provide (modules, typed as one interface)."""
 
     def decode_request(self, body: Any) -> responses.RequestInfo: ...
 
@@ -30,7 +43,11 @@ class _ApiDecoder(Protocol):
     def decode_stream(self, chunks: bytes | str | Iterable[bytes]) -> responses.ResponseInfo: ...
 
 
-_MODULES: dict[str, _ApiDecoder] = {"responses": responses, "chat": chat}
+_MODULES: dict[str, _ApiDecoder] = {"responses": responses, "chat": chat, "messages": messages}
+
+#: Response content types that are documents, never an API body (web pages and their assets).
+_NOT_API_TYPES = ("text/html", "text/css", "image/", "font/", "audio/", "video/", "application/font")
+_NOT_API_SUBSTRINGS = ("javascript", "ecmascript", "xhtml", "woff", "wasm")
 
 
 def decode_exchange(
@@ -52,21 +69,33 @@ def decode_exchange(
     try:
         _decode(out, request_body, response_body, response_content_type)
     except Exception as e:  # a decoder bug must not lose the exchange
-        out.issues.append(Issue("decoder", f"{type(e).__name__}: {e}"))
+        out.issues.append(Issue(DECODER, f"{type(e).__name__}: {e}"))
     return out
 
 
 def _decode(out: Decoded, request_body: Any, response_body: Any, response_ct: str | None) -> None:
     ex = out.exchange
     req = None
+    req_error = None
     req_text = _text(request_body)
     if req_text:
         try:
-            req = json.loads(req_text)
+            req = loads(req_text)
         except json.JSONDecodeError as e:
-            out.issues.append(Issue("request-body", describe_json_error(e)))
+            req_error = describe_json_error(e)
     out.request = req
-    ex.api = _api(ex.path or ex.url, req)
+    resp_text = _text(response_body)
+    ex.api, by_path = _api(ex.path or ex.url, req)
+    answered = ex.status is None or 0 < ex.status < 400
+    if not by_path and ex.api != "responses" and answered and resp_text:
+        told = _api_from_response(resp_text)
+        if told == "messages" or ex.api == "other":  # a Messages request and a Chat one can look alike
+            ex.api = told
+    if ex.api != "other":  # a form post or an upload to a web page is no API body
+        _report_bad_utf8(request_body, "request", out)
+        if req_error is not None:
+            out.issues.append(Issue(REQUEST_BODY, req_error))
+    api_body = ex.api != "other" and (by_path or not _not_api_type(response_ct))
     req_stream = None
     if ex.api in _MODULES and req is not None:
         info = _MODULES[ex.api].decode_request(req)
@@ -77,21 +106,25 @@ def _decode(out: Decoded, request_body: Any, response_body: Any, response_ct: st
         ex.model = req.get("model") if isinstance(req.get("model"), str) else None
         req_stream = req.get("stream") if isinstance(req.get("stream"), bool) else None
 
-    resp_text = _text(response_body)
     sse = False
     if ex.status is not None and ex.status >= 400:
         ex.terminal = "http-error"
         ex.error_type, ex.error_code, ex.error_message = decode_error_body(resp_text)
     elif ex.status == 0:
-        out.issues.append(Issue("response-body", "status 0: no HTTP response was received"))
+        if api_body:
+            out.issues.append(Issue(NO_RESPONSE, "status 0: no HTTP response was received"))
     elif resp_text is None:
         pass  # no body handed over: the reader knows why and reports it
     elif not resp_text.strip():
-        out.issues.append(Issue("response-body", "response body is empty (not recorded, or never sent)"))
+        if api_body:
+            out.issues.append(Issue(BODY_MISSING, "response body is empty (not recorded, or never sent)"))
     else:
         sse = _is_sse(resp_text, response_ct)
-        if ex.api == "other":
-            ex.api = _api_from_response(resp_text, sse)
+        if not api_body:  # a web page, an asset or an endpoint of none of the three APIs: nothing expected
+            ex.stream = req_stream if req_stream is not None else sse
+            return
+        if not sse:  # the stream decoder reports a stream's bad bytes frame by frame
+            _report_bad_utf8(response_body, "response", out)
         raw = bytes(response_body) if isinstance(response_body, (bytes, bytearray)) else resp_text.encode("utf-8")
         result = _decode_response(ex.api, resp_text, raw if sse else None, out)
         if result is not None:
@@ -111,23 +144,35 @@ def apply_result(out: Decoded, result: responses.ResponseInfo) -> None:
         result.error_message,
     )
     ex.input_tokens, ex.output_tokens = result.input_tokens, result.output_tokens
+    cached = getattr(result, "cache_read_tokens", None)  # Messages: apart from input_tokens
+    if cached is not None:
+        ex.cache_read_tokens = cached
     ex.model = ex.model or result.model
     out.echoed_tools = getattr(result, "echoed_tools", None)
 
 
 def _decode_response(api: str, text: str, sse_bytes: bytes | None, out: Decoded) -> responses.ResponseInfo | None:
     """JSON body → decode_response; SSE (raw bytes, so issue offsets are true byte offsets) → stream."""
-    module: _ApiDecoder | None = _MODULES.get(api)
+    module = _MODULES[api]
     if sse_bytes is not None:
-        return (module or responses).decode_stream(sse_bytes)
+        return module.decode_stream(sse_bytes)
     try:
-        body = json.loads(text)
+        body = loads(text)
     except json.JSONDecodeError as e:
-        out.issues.append(Issue("response-body", describe_json_error(e)))
-        return None
-    if module is None:
+        out.issues.append(Issue(RESPONSE_BODY, describe_json_error(e)))
         return None
     return module.decode_response(body)
+
+
+def _report_bad_utf8(body: Any, direction: str, out: Decoded) -> None:
+    """Bytes that are not UTF-8 are read as U+FFFD (``_text``), and said so, with the first bad byte."""
+    if isinstance(body, (bytes, bytearray)):
+        try:
+            bytes(body).decode("utf-8")
+        except UnicodeDecodeError as e:
+            out.issues.append(
+                Issue(BAD_UTF8, f"{direction} body: byte {e.start}: bytes that are not UTF-8, read as U+FFFD")
+            )
 
 
 def _text(body: Any) -> str | None:
@@ -140,28 +185,72 @@ def _text(body: Any) -> str | None:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def _api(path: str | None, req: Any) -> str:
+def _api(path: str | None, req: Any) -> tuple[str, bool]:
+    """``(api, told by the path)``. ``/messages`` is Anthropic's, but not the Assistants API's
+    ``/threads/{id}/messages``."""
     p = (path or "").split("?", 1)[0].rstrip("/")
     if p.endswith("/responses"):
-        return "responses"
+        return "responses", True
     if p.endswith("/chat/completions"):
-        return "chat"
+        return "chat", True
+    if (p == "/messages" or p.endswith("/messages")) and "/threads/" not in p:
+        return "messages", True
+    if p.endswith(_OTHER_SUFFIXES) or "/models/" in p:
+        return "other", True
     if isinstance(req, dict):
         if "input" in req:
-            return "responses"
+            return "responses", False
         if "messages" in req:
-            return "chat"
-    return "other"
+            return ("messages" if _messages_shaped(req) else "chat"), False
+    return "other", False
 
 
-def _api_from_response(text: str, sse: bool) -> str:
-    """Last resort when neither path nor request tells: the response's own shape."""
+#: Endpoints of none of the three APIs whose requests look like theirs (an embeddings request has ``input``).
+_OTHER_SUFFIXES = ("/embeddings", "/models", "/moderations", "/count_tokens", "/batches", "/files", "/completions")
+
+_MESSAGES_BLOCKS = ("tool_use", "tool_result", "thinking", "redacted_thinking", "document")
+
+
+def _messages_shaped(req: dict[str, Any]) -> bool:
+    """A request body with ``messages`` that only Anthropic Messages would send."""
+    if "anthropic_version" in req or "system" in req or "stop_sequences" in req:
+        return True
+    tools = req.get("tools")
+    if any(isinstance(t, dict) and "input_schema" in t for t in (tools if isinstance(tools, list) else ())):
+        return True
+    choice = req.get("tool_choice")
+    if isinstance(choice, dict) and choice.get("type") in ("auto", "any", "tool", "none"):
+        return True
+    msgs = req.get("messages")
+    for msg in msgs if isinstance(msgs, list) else ():
+        content = msg.get("content") if isinstance(msg, dict) else None
+        for block in content if isinstance(content, list) else ():
+            if isinstance(block, dict) and (
+                block.get("type") in _MESSAGES_BLOCKS or (block.get("type") == "image" and "source" in block)
+            ):
+                return True
+    return False
+
+
+_MESSAGE_OBJECT = re.compile(r'"type"\s*:\s*"(message_start|message)"')
+
+
+def _api_from_response(text: str) -> str:
+    """When neither path nor request tells: the response's own shape."""
     head = text[:2000]
     if '"response.' in head or '"object":"response"' in head.replace(" ", ""):
         return "responses"
     if "chat.completion" in head or '"choices"' in head:
         return "chat"
+    if _MESSAGE_OBJECT.search(head) and ("message_start" in head or '"stop_reason"' in text):
+        return "messages"
     return "other"
+
+
+def _not_api_type(content_type: str | None) -> bool:
+    """A web page or one of its assets (HTML, CSS, images, fonts, scripts, media), by content type."""
+    ct = (content_type or "").split(";")[0].strip().lower()
+    return bool(ct) and (ct.startswith(_NOT_API_TYPES) or any(s in ct for s in _NOT_API_SUBSTRINGS))
 
 
 def _is_sse(text: str, content_type: str | None) -> bool:

@@ -3,9 +3,51 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-__all__ = ["describe_json_error", "json_int", "json_kind", "parse_arguments"]
+__all__ = ["StrictDecoder", "describe_json_error", "json_int", "json_kind", "loads", "parse_arguments"]
+
+
+class _NotJSON(ValueError):
+    def __init__(self, literal: str):
+        super().__init__(literal)
+        self.literal = literal
+
+
+def _refuse_constant(literal: str) -> Any:
+    raise _NotJSON(literal)
+
+
+# A JSON string, or one of the literals Python's json module accepts and RFC 8259 does not.
+_CONSTANT = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
+
+
+class StrictDecoder(json.JSONDecoder):
+    """JSON as RFC 8259 defines it: ``NaN``, ``Infinity`` and ``-Infinity`` are errors, not numbers
+    (Python's json accepts them by default), raised as ``JSONDecodeError`` at the literal."""
+
+    def __init__(self) -> None:
+        super().__init__(parse_constant=_refuse_constant)
+
+    def raw_decode(self, s: str, idx: int = 0) -> tuple[Any, int]:
+        try:
+            return super().raw_decode(s, idx)
+        except _NotJSON as e:
+            # everything before the literal parsed, so its strings are whole: the first match outside one
+            pos = next((m.start(1) for m in _CONSTANT.finditer(s, idx) if m.group(1) == e.literal), idx)
+            raise json.JSONDecodeError(f"{e.literal} is not JSON", s, pos) from None
+
+
+_STRICT = StrictDecoder()
+
+
+def loads(text: str | bytes) -> Any:
+    """``json.loads`` for text from the wire or a log: strict JSON (see ``StrictDecoder``), one place for
+    every decoder. Raises ``json.JSONDecodeError`` (and ``RecursionError`` for absurd nesting)."""
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8")
+    return _STRICT.decode(text)
 
 
 def describe_json_error(e: json.JSONDecodeError) -> str:
@@ -51,7 +93,7 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None]:
     if not raw.strip():
         return None, "empty arguments string"
     try:
-        value = json.loads(raw)
+        value = loads(raw)
     except json.JSONDecodeError as e:
         return None, describe_json_error(e)
     if not isinstance(value, dict):

@@ -11,8 +11,38 @@ from typing import Any
 
 __all__ = [
     "ADDITIONAL_PROPERTIES",
+    "BAD_BASE64",
+    "BAD_BODY",
+    "BAD_COMPRESSION",
+    "BAD_ENTRY",
+    "BAD_FIELD",
+    "BAD_UTF8",
+    "BODY_MISSING",
+    "BODY_TOO_LARGE",
+    "BODY_TRUNCATED",
+    "CALL_ARGUMENTS",
+    "CALL_NOT_DISPATCHED",
+    "DECODER",
+    "FINISH_REASON",
+    "FLOW_ERROR",
+    "GATEWAY_FAILURE",
+    "NOT_HTTP",
+    "NO_RESPONSE",
+    "PACKED_CHUNKS",
+    "PLACEHOLDER",
+    "PROBLEM_KINDS",
+    "REQUEST_BODY",
+    "RESPONSE_BODY",
+    "RETRIED",
+    "SSE_CALL",
+    "SSE_FRAME",
+    "SSE_ORDER",
+    "STEP_REOPENED",
+    "STREAM_CUT",
     "STRICT_STATES",
     "TERMINALS",
+    "TOOL_NAMES_ONLY",
+    "UNKNOWN_SHAPE",
     "WIRE_APIS",
     "Call",
     "Decoded",
@@ -28,10 +58,89 @@ __all__ = [
 ]
 
 # Small vocabularies, fixed so that filters and plots are predictable.
-WIRE_APIS = ("responses", "chat", "other")  # which OpenAI wire API an exchange speaks
+WIRE_APIS = ("responses", "chat", "messages", "other")  # OpenAI Responses, Chat Completions, Anthropic Messages
 TERMINALS = ("completed", "incomplete", "failed", "cut", "http-error")
 STRICT_STATES = ("absent", "null", "false", "true")
 ADDITIONAL_PROPERTIES = ("absent", "true", "false", "schema")  # a tool schema's additionalProperties
+
+# The problem kinds: one name per fault, whichever reader or decoder meets it (``problems.kind`` is a
+# categorical of exactly these; the README's "Bad input" table lists them with these meanings).
+# Entries lost whole (the problem row has no exchange_id):
+BAD_ENTRY = "bad-entry"
+UNKNOWN_SHAPE = "unknown-shape"
+NOT_HTTP = "not-http"
+DECODER = "decoder"
+# Bodies:
+BODY_MISSING = "body-missing"
+BODY_TRUNCATED = "body-truncated"
+BODY_TOO_LARGE = "body-too-large"
+BAD_BODY = "bad-body"
+BAD_BASE64 = "bad-base64"
+BAD_COMPRESSION = "bad-compression"
+BAD_UTF8 = "bad-utf8"
+REQUEST_BODY = "request-body"
+RESPONSE_BODY = "response-body"
+NO_RESPONSE = "no-response"
+# Fields of an entry:
+BAD_FIELD = "bad-field"
+# Streams:
+SSE_FRAME = "sse-frame"
+SSE_ORDER = "sse-order"
+SSE_CALL = "sse-call"
+STREAM_CUT = "stream-cut"
+CALL_ARGUMENTS = "call-arguments"
+FINISH_REASON = "finish-reason"
+# What the recorder, the gateway or the agent logged as a failure:
+FLOW_ERROR = "flow-error"
+GATEWAY_FAILURE = "gateway-failure"
+RETRIED = "retried"
+# DSH session logs:
+PACKED_CHUNKS = "packed-chunks"
+STEP_REOPENED = "step-reopened"
+PLACEHOLDER = "placeholder"
+TOOL_NAMES_ONLY = "tool-names-only"
+CALL_NOT_DISPATCHED = "call-not-dispatched"
+
+#: Every problem kind with its one-line meaning.
+PROBLEM_KINDS: dict[str, str] = {
+    BAD_ENTRY: "an entry (HAR entry, JSONL or session line, flow) that is not readable: not JSON, not an object, "
+    "no request, cut off; the entry is lost",
+    UNKNOWN_SHAPE: "a JSON object of no shape the reader knows; the entry is lost",
+    NOT_HTTP: "a recorded flow that is not an HTTP exchange (TCP, UDP, DNS); the entry is lost",
+    DECODER: "a toolkit bug met while reading an entry, caught so that the rest of the capture is read",
+    BODY_MISSING: "a body the capture does not hold: not recorded, streamed and not kept, discarded by the "
+    "recorder, not stored by the gateway, or empty",
+    BODY_TRUNCATED: "the capture holds only part of a body (the recorder or gateway cut it)",
+    BODY_TOO_LARGE: "a body that is, or inflates to, more than the decoded-body cap",
+    BAD_BODY: "a body held in a form that is not a body (a number or object where text was expected)",
+    BAD_BASE64: "a body marked base64 that is not valid base64",
+    BAD_COMPRESSION: "compressed bytes (Content-Encoding, or a compressed file) that do not decompress",
+    BAD_UTF8: "bytes that are not UTF-8 in a text body or line; read with U+FFFD in their place, the message "
+    "gives the first bad byte's offset",
+    REQUEST_BODY: "a request body that is not strict JSON (NaN and Infinity are not JSON) or not its API's shape",
+    RESPONSE_BODY: "a response body that is not strict JSON or not its API's shape",
+    NO_RESPONSE: "no HTTP response was received (status 0)",
+    BAD_FIELD: "an entry's field (time, number, status, URL, headers) whose value cannot be read; its column is empty",
+    SSE_FRAME: "a server-sent event whose data is not a JSON object, or a frame the stream ended inside",
+    SSE_ORDER: "stream events out of sequence_number order",
+    SSE_CALL: "stream events of a function call that do not fit together (unknown item, changed id or name)",
+    STREAM_CUT: "a stream that ended without its terminal event",
+    CALL_ARGUMENTS: "a call's arguments told differently by the events of one stream",
+    FINISH_REASON: "a finish or turn-end reason the toolkit does not know, or none where one is due",
+    FLOW_ERROR: "the recorder logged an error for the exchange (connection reset, timeout)",
+    GATEWAY_FAILURE: "the gateway logged the call as a failure",
+    RETRIED: "an agent step's attempt failed and the step was retried",
+    PACKED_CHUNKS: "DSH chunk rows (packed, or embedded in a message) that do not unpack",
+    STEP_REOPENED: "DSH events for a step after the step was closed",
+    PLACEHOLDER: "a DSH request header holding placeholder tools instead of the advertised schemas",
+    TOOL_NAMES_ONLY: "a DSH request header listing tool names without their schemas",
+    CALL_NOT_DISPATCHED: "a call in the model's output that DSH never dispatched (no tool/call event)",
+}
+
+
+def _check_kind(kind: str) -> None:
+    if kind not in PROBLEM_KINDS:  # a reader bug: every kind is in the one vocabulary
+        raise ValueError(f"problem kind {kind!r} is not in PROBLEM_KINDS")
 
 
 @dataclass(slots=True)
@@ -120,8 +229,11 @@ class Header:
 class Issue:
     """Something inside an otherwise readable exchange that could not be read."""
 
-    kind: str
+    kind: str  # one of PROBLEM_KINDS
     message: str
+
+    def __post_init__(self) -> None:
+        _check_kind(self.kind)
 
 
 @dataclass(slots=True)
@@ -149,9 +261,12 @@ class Problem:
 
     source: str
     location: str
-    kind: str
+    kind: str  # one of PROBLEM_KINDS
     message: str
     exchange_id: str | None = None
+
+    def __post_init__(self) -> None:
+        _check_kind(self.kind)
 
 
 @dataclass(slots=True)

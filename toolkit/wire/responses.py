@@ -13,7 +13,20 @@ from typing import Any, Literal, Protocol, overload
 from toolkit.knowledge.dsh_images import PLACEHOLDER_TOOL, PLACEHOLDER_USER
 from toolkit.wire.envelopes import error_fields
 from toolkit.wire.json_text import json_int, parse_arguments
-from toolkit.wire.records import Call, InputPart, Issue, Tool
+from toolkit.wire.records import (
+    BAD_UTF8,
+    CALL_ARGUMENTS,
+    REQUEST_BODY,
+    RESPONSE_BODY,
+    SSE_CALL,
+    SSE_FRAME,
+    SSE_ORDER,
+    STREAM_CUT,
+    Call,
+    InputPart,
+    Issue,
+    Tool,
+)
 from toolkit.wire.schemas import strict_state
 from toolkit.wire.sse import decode_events, parse_json_events
 
@@ -178,13 +191,13 @@ def decode_tool(t: Any) -> Tool:
 def decode_request(body: Any) -> RequestInfo:
     """Tools (including pi-ai's ``additional_tools`` input items) and one row per input part."""
     if not isinstance(body, dict):
-        return RequestInfo(None, None, issues=[Issue("request-body", "request is not a JSON object")])
+        return RequestInfo(None, None, issues=[Issue(REQUEST_BODY, "request is not a JSON object")])
     info = RequestInfo(_str(body.get("model")), body.get("stream") if isinstance(body.get("stream"), bool) else None)
     tools = body.get("tools")
     if isinstance(tools, list):
         info.tools += [decode_tool(t) for t in tools]
     elif tools is not None:
-        info.issues.append(Issue("request-body", "`tools` is not a list"))
+        info.issues.append(Issue(REQUEST_BODY, "`tools` is not a list"))
     inp = body.get("input")
     if isinstance(inp, str):
         info.inputs.append(text_part(0, 0, "user", "message", "input_text", inp))
@@ -192,13 +205,13 @@ def decode_request(body: Any) -> RequestInfo:
         for i, item in enumerate(inp):
             _input_item(i, item, info)
     elif inp is not None:
-        info.issues.append(Issue("request-body", "`input` is neither a string nor a list"))
+        info.issues.append(Issue(REQUEST_BODY, "`input` is neither a string nor a list"))
     return info
 
 
 def _input_item(i: int, item: Any, info: RequestInfo) -> None:
     if not isinstance(item, dict):
-        info.issues.append(Issue("request-body", f"input item {i} is not an object"))
+        info.issues.append(Issue(REQUEST_BODY, f"input item {i} is not an object"))
         return
     role = _str(item.get("role"))
     itype = _str(item.get("type")) or ("message" if role else "unknown")
@@ -269,14 +282,14 @@ def decode_response(body: Any) -> ResponseInfo:
     """A non-streamed Response object (or a 200 body that is only an error envelope)."""
     info = ResponseInfo()
     if not isinstance(body, dict):
-        info.issues.append(Issue("response-body", "response is not a JSON object"))
+        info.issues.append(Issue(RESPONSE_BODY, "response is not a JSON object"))
         return info
     if body.get("error") and "output" not in body and "status" not in body:
         fail(info, body)
         return info
     _apply_response(info, body)
     if info.terminal is None:
-        info.issues.append(Issue("response-body", f"response status {body.get('status')!r} is not terminal"))
+        info.issues.append(Issue(RESPONSE_BODY, f"response status {body.get('status')!r} is not terminal"))
     for item in body.get("output") or ():
         if isinstance(item, dict) and item.get("type") == "function_call":
             info.calls.append(
@@ -304,6 +317,8 @@ class Machine(Protocol):
 
     def bad_frame(self, offset: int, error: str) -> None: ...
 
+    def bad_text(self, offset: int, message: str) -> None: ...
+
     def done(self, offset: int | None = None) -> None: ...
 
     def feed(self, ev: dict[str, Any], offset: int | None = None) -> None: ...
@@ -322,7 +337,10 @@ class StreamMachine:
         self.info.issues.append(Issue(kind, where + message))
 
     def bad_frame(self, offset: int, error: str) -> None:
-        self._issue("sse-frame", error, offset)
+        self._issue(SSE_FRAME, error, offset)
+
+    def bad_text(self, offset: int, message: str) -> None:
+        self._issue(BAD_UTF8, message, offset)
 
 
 class ResponsesStream(StreamMachine):
@@ -348,7 +366,7 @@ class ResponsesStream(StreamMachine):
         seq = json_int(ev.get("sequence_number"))
         if seq is not None:
             if self._last_seq is not None and seq <= self._last_seq:
-                self._issue("sse-order", f"sequence_number {seq} after {self._last_seq}", offset)
+                self._issue(SSE_ORDER, f"sequence_number {seq} after {self._last_seq}", offset)
             self._last_seq = seq
         info = self.info
         st: _CallState | None
@@ -384,7 +402,7 @@ class ResponsesStream(StreamMachine):
         elif etype in ("response.function_call_arguments.delta", "response.function_call_arguments.done"):
             st = self._state(_str(ev.get("item_id")), json_int(ev.get("output_index")))
             if st is None:
-                self._issue("sse-call", f"{etype} for unknown item {ev.get('item_id')!r}", offset)
+                self._issue(SSE_CALL, f"{etype} for unknown item {ev.get('item_id')!r}", offset)
                 st = self._state(_str(ev.get("item_id")), json_int(ev.get("output_index")), create=True)
             if etype.endswith(".delta"):
                 if isinstance(ev.get("delta"), str):
@@ -422,7 +440,7 @@ class ResponsesStream(StreamMachine):
                 continue
             st = self._state(_str(item.get("id")), i)
             if st is None:
-                self._issue("sse-call", f"call {item.get('call_id')!r} only in the terminal response", offset)
+                self._issue(SSE_CALL, f"call {item.get('call_id')!r} only in the terminal response", offset)
                 st = self._state(_str(item.get("id")), i, create=True)
             st.final = st.final or item
 
@@ -430,7 +448,7 @@ class ResponsesStream(StreamMachine):
         info = self.info
         if info.terminal is None:
             info.terminal = "cut"
-            self._issue("stream-cut", f"stream ended without a terminal event after {self._events} events", None)
+            self._issue(STREAM_CUT, f"stream ended without a terminal event after {self._events} events", None)
         unfinished = {
             "cut": "stream was cut before the call finished",
             "failed": "response failed before the call finished",
@@ -445,9 +463,9 @@ class ResponsesStream(StreamMachine):
         final_args = _str(final.get("arguments"))
         label = st.item_id or st.call_id or f"output {st.output_index}"
         if st.done_args is not None and joined is not None and joined != st.done_args:
-            self._issue("call-arguments", f"{label}: arguments.done differs from the joined deltas", None)
+            self._issue(CALL_ARGUMENTS, f"{label}: arguments.done differs from the joined deltas", None)
         if final_args is not None and st.done_args is not None and final_args != st.done_args:
-            self._issue("call-arguments", f"{label}: output_item.done differs from arguments.done", None)
+            self._issue(CALL_ARGUMENTS, f"{label}: output_item.done differs from arguments.done", None)
         raw = next((a for a in (final_args, st.done_args, joined) if a is not None), None)
         call_id = _str(final.get("call_id")) or st.call_id
         name = _str(final.get("name")) or st.name
@@ -464,7 +482,7 @@ def decode_stream(chunks: bytes | str | Iterable[bytes]) -> ResponseInfo:
 
 def run_stream(machine: Machine, chunks: bytes | str | Iterable[bytes]) -> ResponseInfo:
     """Drive a stream machine (Responses or Chat) over SSE bytes; shared by both APIs."""
-    for offset, payload, error in parse_json_events(decode_events(chunks)):
+    for offset, payload, error in parse_json_events(decode_events(chunks), on_bad_text=machine.bad_text):
         if error is not None:
             machine.bad_frame(offset, error)
         elif payload is None:

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from toolkit.wire.json_text import describe_json_error
+from toolkit.wire.json_text import describe_json_error, loads
 
-__all__ = ["DONE_PREFIX", "SSEDecoder", "SSEEvent", "decode_events", "parse_json_events"]
+__all__ = ["BAD_TEXT", "DONE_PREFIX", "SSEDecoder", "SSEEvent", "decode_events", "parse_json_events"]
 
 _BOM = b"\xef\xbb\xbf"
 _EOL = re.compile(rb"[\r\n]")
+BAD_TEXT = "bytes that are not UTF-8, read as U+FFFD"  # the message for a frame's bad bytes
 DONE_PREFIX = "[DONE]"  # openai-python _streaming.py: `if sse.data.startswith("[DONE]")`
 
 
@@ -32,6 +33,7 @@ class SSEEvent:
     retry: int | None
     offset: int
     complete: bool = True  # False: the stream ended before the frame's blank line (never dispatched)
+    bad_byte: int | None = None  # the first byte of the frame's lines that is not UTF-8 (read as U+FFFD)
 
 
 class SSEDecoder:
@@ -51,6 +53,7 @@ class SSEDecoder:
         self._event: str | None = None
         self._data: list[str] = []
         self._retry: int | None = None
+        self._bad: int | None = None
 
     def feed(self, chunk: bytes) -> list[SSEEvent]:
         self._buf += chunk
@@ -106,6 +109,7 @@ class SSEDecoder:
             self._retry,
             self._start if self._start is not None else self._base,
             complete,
+            self._bad,
         )
 
     def _line(self, raw: bytes, offset: int, out: list[SSEEvent]) -> None:
@@ -114,7 +118,10 @@ class SSEDecoder:
                 out.append(self._frame())
             self._reset_frame()
             return
-        line = raw.decode("utf-8", errors="replace")
+        try:
+            line, bad = raw.decode("utf-8"), None
+        except UnicodeDecodeError as e:  # read as a client does (U+FFFD), and remembered for a problem
+            line, bad = raw.decode("utf-8", errors="replace"), offset + e.start
         if line.startswith(":"):
             return
         name, colon, value = line.partition(":")
@@ -122,6 +129,8 @@ class SSEDecoder:
             value = value[1:]
         if self._start is None:
             self._start = offset
+        if bad is not None and self._bad is None:
+            self._bad = bad
         if name == "event":
             self._event = value
         elif name == "data":
@@ -165,17 +174,23 @@ def _decode_lf_body(data: bytes) -> list[SSEEvent]:
     return out + dec.close()
 
 
-def parse_json_events(events: Iterable[SSEEvent]) -> Iterator[tuple[int, dict[str, Any] | None, str | None]]:
+def parse_json_events(
+    events: Iterable[SSEEvent], *, on_bad_text: Callable[[int, str], None] | None = None
+) -> Iterator[tuple[int, dict[str, Any] | None, str | None]]:
     """Yield ``(offset, payload, error)`` per frame. ``(offset, None, None)`` is the ``[DONE]``
-    marker; a frame that is not a JSON object, or never finished, yields an error string."""
+    marker; a frame that is not a JSON object (strict JSON), or never finished, yields an error string.
+    A frame with bytes that are not UTF-8 is still parsed (as U+FFFD) and ``on_bad_text(byte, message)``
+    is told, so that the change is reported, not silent."""
     for ev in events:
+        if ev.bad_byte is not None and on_bad_text is not None:
+            on_bad_text(ev.bad_byte, BAD_TEXT)
         if not ev.complete:
             yield ev.offset, None, "stream ended inside this frame (no blank line), so it was never dispatched"
         elif ev.data.startswith(DONE_PREFIX):
             yield ev.offset, None, None
         else:
             try:
-                payload = json.loads(ev.data)
+                payload = loads(ev.data)
             except json.JSONDecodeError as e:
                 yield ev.offset, None, describe_json_error(e)
                 continue

@@ -23,9 +23,9 @@ from toolkit.sources.jsonl.entry import Entry
 from toolkit.sources.jsonl.fields import compact, epoch, header, headers, number, status, str_or_none
 from toolkit.wire import encodings
 from toolkit.wire.json_text import json_kind
-from toolkit.wire.records import Issue
+from toolkit.wire.records import BAD_BODY, Issue
 
-__all__ = ["TIME_KEYS", "entry", "matches"]
+__all__ = ["TIME_KEYS", "body", "entry", "matches"]
 
 #: The start-time keys, in the order they are looked for.
 TIME_KEYS = ("started_at", "timestamp", "time")
@@ -47,22 +47,22 @@ def entry(obj: dict[str, Any]) -> Entry:
     e.method = str_or_none(req.get("method"))
     e.url = str_or_none(req.get("url"))
     e.request_headers = headers(req.get("headers"), "request", e.issues)
-    e.request_body, e.request_bytes, req_fid = _body(req, e.request_headers, "request", e.issues)
+    e.request_body, e.request_bytes, req_fid = body(req, e.request_headers, "request", e.issues)
     fidelities = [req_fid]
     if isinstance(resp, dict):
         e.status = status(resp.get("status"), e.issues)
         e.response_headers = headers(resp.get("headers"), "response", e.issues)
-        e.response_body, e.response_bytes, resp_fid = _body(resp, e.response_headers, "response", e.issues)
+        e.response_body, e.response_bytes, resp_fid = body(resp, e.response_headers, "response", e.issues)
         fidelities.append(resp_fid)
     elif resp is not None:
-        e.issues.append(Issue("bad-response", f"response is a JSON {json_kind(resp)}, not an object"))
+        e.issues.append(Issue(BAD_BODY, f"response is a JSON {json_kind(resp)}, not an object"))
     known = [f for f in fidelities if f]
     # The weaker of the two bodies describes the entry.
     e.fidelity = "json" if "json" in known else (known[0] if known else None)
     return e
 
 
-def _body(
+def body(
     part: dict[str, Any], pairs: list[tuple[str, str]], direction: str, issues: list[Issue]
 ) -> tuple[bytes | str | None, int | None, str | None]:
     value = part.get("body")
@@ -75,7 +75,7 @@ def _body(
         try:
             data = encodings.decode_base64(value)
         except encodings.BodyDecodeError as exc:
-            issues.append(Issue("body-decode", f"{direction} body: {exc}"))
+            issues.append(Issue(exc.kind, f"{direction} body: {exc}"))
             return None, None, None
         size = len(data)
         coding = header(pairs, "content-encoding")
@@ -84,7 +84,7 @@ def _body(
                 data = encodings.decode_content(data, coding, cap=encodings.MAX_BODY_BYTES)
             except encodings.BodyDecodeError as exc:  # includes BodyTooLarge
                 if encodings.sniff_compression(data) is not None or isinstance(exc, encodings.BodyTooLarge):
-                    issues.append(Issue("body-decode", f"{direction} body ({coding}): {exc}"))
+                    issues.append(Issue(exc.kind, f"{direction} body ({coding}): {exc}"))
                     return None, size, None
                 # exporters often keep the header after decoding the bytes; use them as they are
         return data, size, "wire"

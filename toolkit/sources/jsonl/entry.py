@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 
 from toolkit.sources.jsonl.fields import header
 from toolkit.wire.http import decode_exchange
-from toolkit.wire.records import Decoded, Exchange, Header, Issue
+from toolkit.wire.records import BAD_FIELD, Decoded, Exchange, Header, Issue
 
 __all__ = ["Entry", "to_decoded"]
 
@@ -48,7 +48,7 @@ def to_decoded(entry: Entry, source: str, line_no: int) -> Decoded:
             host = parts.hostname
             path = parts.path or ("/" if parts.netloc else None)
         except ValueError:
-            entry.issues.append(Issue("bad-url", f"unparseable url {entry.url[:200]!r}"))
+            entry.issues.append(Issue(BAD_FIELD, f"unparseable url {entry.url[:200]!r}"))
     exchange = Exchange(
         exchange_id=f"{source}:{line_no}",
         source=source,

@@ -7,8 +7,8 @@ import math
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from toolkit.wire.json_text import json_int, json_kind
-from toolkit.wire.records import Issue
+from toolkit.wire.json_text import json_int, json_kind, loads
+from toolkit.wire.records import BAD_FIELD, Issue
 
 if TYPE_CHECKING:
     from toolkit.sources.jsonl.entry import Entry
@@ -38,7 +38,7 @@ def json_value(value: Any) -> Any:
         stripped = value.strip()
         if stripped[:1] in ("{", "[") or stripped in ("null", '""'):
             try:
-                return json.loads(stripped)
+                return loads(stripped)
             except (json.JSONDecodeError, RecursionError):
                 return value
     return value
@@ -65,9 +65,9 @@ def headers(value: Any, direction: str, issues: list[Issue]) -> list[tuple[str, 
             elif isinstance(item, (list, tuple)) and len(item) == 2:
                 out.append((str(item[0]), _header_value(item[1])))
             else:
-                issues.append(Issue("bad-header", f"{direction} header entry {str(item)[:80]!r} skipped"))
+                issues.append(Issue(BAD_FIELD, f"{direction} header entry {str(item)[:80]!r} skipped"))
         return out
-    issues.append(Issue("bad-header", f"{direction} headers are a JSON {json_kind(value)}; ignored"))
+    issues.append(Issue(BAD_FIELD, f"{direction} headers are a JSON {json_kind(value)}; ignored"))
     return []
 
 
@@ -93,13 +93,13 @@ def epoch(value: Any, key: str, issues: list[Issue]) -> float | None:
             try:
                 dt = datetime.fromisoformat(text)
             except ValueError:
-                issues.append(Issue("bad-time", f"{key} {text[:60]!r} is not ISO 8601 or epoch time"))
+                issues.append(Issue(BAD_FIELD, f"{key} {text[:60]!r} is not ISO 8601 or epoch time"))
                 return None
             if dt.tzinfo is None:
                 dt = dt.replace(tzinfo=UTC)
             return dt.timestamp()
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        issues.append(Issue("bad-time", f"{key} {str(value)[:60]!r} is not a time"))
+        issues.append(Issue(BAD_FIELD, f"{key} {str(value)[:60]!r} is not a time"))
         return None
     # Epoch seconds reach 1e11 only in the year 5138: anything larger is milliseconds.
     return float(value) / 1000.0 if abs(value) >= 1e11 else float(value)
@@ -113,7 +113,7 @@ def number(value: Any, key: str, issues: list[Issue]) -> float | None:
     except (TypeError, ValueError):
         result = math.nan
     if isinstance(value, bool) or not math.isfinite(result):
-        issues.append(Issue("bad-number", f"{key} {str(value)[:60]!r} is not a number"))
+        issues.append(Issue(BAD_FIELD, f"{key} {str(value)[:60]!r} is not a number"))
         return None
     return result
 
@@ -122,7 +122,7 @@ def count(value: Any) -> int | None:
     """A count column: a JSON integer, or the decimal text of one (SQL and CSV exports write numbers as text)."""
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = loads(value)
         except (ValueError, RecursionError):
             return None
     return json_int(value)
@@ -134,7 +134,7 @@ def status(value: Any, issues: list[Issue]) -> int | None:
     try:
         return int(value)
     except (TypeError, ValueError):
-        issues.append(Issue("bad-status", f"status {str(value)[:60]!r} is not an integer"))
+        issues.append(Issue(BAD_FIELD, f"status {str(value)[:60]!r} is not an integer"))
         return None
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from toolkit.sources.jsonl.entry import Entry
 from toolkit.sources.jsonl.fields import compact, count, json_value, not_stored, status, str_or_none, timing
-from toolkit.wire.records import Issue
+from toolkit.wire.records import BODY_MISSING, Issue
 
 __all__ = ["KEYS", "entry", "matches"]
 
@@ -71,5 +71,5 @@ def entry(obj: dict[str, Any]) -> Entry:
             e.response_body, e.response_bytes = body, size
     if missing:
         hint = " (exported without --include-body?)" if obj.get("signed_body_url") else ""
-        e.issues.append(Issue("body-missing", f"Helicone row has no {' or '.join(missing)} body{hint}"))
+        e.issues.append(Issue(BODY_MISSING, f"Helicone row has no {' or '.join(missing)} body{hint}"))
     return e

@@ -10,10 +10,10 @@ from os import PathLike
 from typing import Any
 
 from toolkit.errors import CaptureError
-from toolkit.sources.jsonl import canonical, helicone, litellm
+from toolkit.sources.jsonl import canonical, flat, helicone, litellm
 from toolkit.sources.jsonl.entry import Entry, to_decoded
-from toolkit.wire.json_text import json_kind
-from toolkit.wire.records import Decoded, EntryCount, Problem
+from toolkit.wire.json_text import json_kind, loads
+from toolkit.wire.records import BAD_ENTRY, BAD_UTF8, DECODER, UNKNOWN_SHAPE, Decoded, EntryCount, Issue, Problem
 
 __all__ = ["read", "recognizes"]
 
@@ -24,6 +24,7 @@ _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 #: (recogniser, reader) per shape, in the order they are tried.
 _SHAPES: tuple[tuple[Callable[[dict[str, Any]], bool], Callable[[dict[str, Any]], Entry]], ...] = (
     (canonical.matches, canonical.entry),
+    (flat.matches, flat.entry),
     (helicone.matches, helicone.entry),
     (litellm.matches, litellm.entry),
 )
@@ -45,7 +46,7 @@ def read(path: str | PathLike[str], source: str) -> Iterator[Decoded | Problem |
             if not raw.strip():
                 continue
             entries += 1
-            obj, problem = _parse_line(raw, line_no, start, source)
+            obj, problem, bad_text = _parse_line(raw, line_no, start, source)
             if problem is not None:
                 if parsed_any:
                     yield problem
@@ -56,7 +57,10 @@ def read(path: str | PathLike[str], source: str) -> Iterator[Decoded | Problem |
                 parsed_any = True
                 yield from held
                 held = []
-            yield _entry_record(obj, source, line_no)
+            record = _entry_record(obj, source, line_no)
+            if bad_text is not None and isinstance(record, Decoded):
+                record.issues.insert(0, bad_text)
+            yield record
         if held:
             first = held[0]
             raise CaptureError(
@@ -107,30 +111,37 @@ def _numbered_lines(f: _Stream, path: str | PathLike[str]) -> Iterator[tuple[int
         yield line_no, raw
 
 
-def _parse_line(raw: bytes, line_no: int, start: int, source: str) -> tuple[Any, Problem | None]:
+def _parse_line(raw: bytes, line_no: int, start: int, source: str) -> tuple[Any, Problem | None, Issue | None]:
+    """The line's JSON value, or the Problem that loses it; bytes that are not UTF-8 are read as U+FFFD
+    and returned as an Issue (with the file's byte offset) for the exchange."""
     location = f"line {line_no}"
     raw = raw.rstrip(b"\r\n")
+    bad_text = None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        msg = f"line {line_no}: not UTF-8 text: {exc.reason} (byte {start + exc.start})"
-        return None, Problem(source, location, "bad-line", msg)
+        text = raw.decode("utf-8", errors="replace")
+        bad_text = Issue(BAD_UTF8, f"byte {start + exc.start}: bytes that are not UTF-8 in the line, read as U+FFFD")
     try:
-        return json.loads(text), None
+        return loads(text), None, bad_text
     except json.JSONDecodeError as exc:
-        byte = start + len(text[: exc.pos].encode("utf-8"))
-        msg = f"line {line_no}: not JSON: {exc.msg} (column {exc.colno}, byte {byte})"
-        return None, Problem(source, location, "bad-line", msg)
+        where = f"column {exc.colno}"
+        if bad_text is None:  # with U+FFFD in the text its byte count is not the file's
+            where += f", byte {start + len(text[: exc.pos].encode('utf-8'))}"
+        msg = f"line {line_no}: not JSON: {exc.msg} ({where})"
+        if bad_text is not None:
+            msg += f"; {bad_text.message}"
+        return None, Problem(source, location, BAD_ENTRY, msg), None
     except RecursionError:
         msg = f"line {line_no}: JSON nested too deeply to read"
-        return None, Problem(source, location, "bad-line", msg)
+        return None, Problem(source, location, BAD_ENTRY, msg), None
 
 
 def _entry_record(obj: Any, source: str, line_no: int) -> Decoded | Problem:
     location = f"line {line_no}"
     if not isinstance(obj, dict):
         msg = f"line {line_no}: a JSON {json_kind(obj)}, not an object holding a request"
-        return Problem(source, location, "unknown-shape", msg)
+        return Problem(source, location, BAD_ENTRY, msg)
     shape = next((reader for matches, reader in _SHAPES if matches(obj)), None)
     if shape is None:
         keys = ", ".join(list(obj)[:8]) or "none"
@@ -138,9 +149,9 @@ def _entry_record(obj: Any, source: str, line_no: int) -> Decoded | Problem:
             f"line {line_no}: JSON object with no recognisable request/response "
             f"(keys: {keys}); expected the canonical, LiteLLM spend-log or Helicone shape"
         )
-        return Problem(source, location, "unknown-shape", msg)
+        return Problem(source, location, UNKNOWN_SHAPE, msg)
     try:
         return to_decoded(shape(obj), source, line_no)
     except Exception as exc:  # a bug here must not cost the rest of the file
         msg = f"line {line_no}: reading the entry failed ({type(exc).__name__}: {exc})"
-        return Problem(source, location, "decode-error", msg)
+        return Problem(source, location, DECODER, msg)

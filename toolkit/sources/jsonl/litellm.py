@@ -14,7 +14,7 @@ These bodies are **LiteLLM-normalised, not wire bytes** (``body_fidelity = "norm
 ``api_base`` + the endpoint ``call_type`` implies, and ``status`` 200 is inferred from
 ``status: "success"`` (a failure row takes ``metadata.error_information``). ``{}`` bodies mean
 "not stored" (prompt storage off, or LiteLLM v1.77.2, litellm#15641) and become a
-``body-not-stored`` Issue; strings cut at ``MAX_STRING_LENGTH_PROMPT_IN_DB`` (marked
+``body-missing`` Issue; strings cut at ``MAX_STRING_LENGTH_PROMPT_IN_DB`` (marked
 ``litellm_truncated``) become a ``body-truncated`` Issue.
 """
 
@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 from toolkit.sources.jsonl.entry import Entry
 from toolkit.sources.jsonl.fields import compact, count, headers, json_value, not_stored, str_or_none, timing
-from toolkit.wire.records import Issue
+from toolkit.wire.records import BODY_MISSING, BODY_TRUNCATED, GATEWAY_FAILURE, Issue
 
 __all__ = ["ENDPOINTS", "KEYS", "TRUNCATED", "entry", "matches"]
 
@@ -72,7 +72,7 @@ def entry(obj: dict[str, Any]) -> Entry:
             e.error_code = code
             e.error_type = str_or_none(info.get("error_class"))
             e.error_message = str_or_none(info.get("error_message"))
-        e.issues.append(Issue("gateway-failure", "LiteLLM logged this call as a failure"))
+        e.issues.append(Issue(GATEWAY_FAILURE, "LiteLLM logged this call as a failure"))
 
     request = json_value(obj.get("proxy_server_request"))
     if isinstance(request, dict) and "body" in request and ({"url", "method", "headers"} & request.keys()):
@@ -84,7 +84,7 @@ def entry(obj: dict[str, Any]) -> Entry:
     if not_stored(request) and not_stored(response):
         e.issues.append(
             Issue(
-                "body-not-stored",
+                BODY_MISSING,
                 "LiteLLM stored {} for the request and response: store_prompts_in_spend_logs is off, "
                 "or LiteLLM v1.77.2 dropped them (litellm#15641)",
             )
@@ -93,9 +93,9 @@ def entry(obj: dict[str, Any]) -> Entry:
         what = "request body (proxy_server_request is empty)"
         if not not_stored(messages):
             what += "; only its normalised messages survive, so tools and parameters are unknown"
-        e.issues.append(Issue("body-not-stored", f"LiteLLM stored no {what}"))
+        e.issues.append(Issue(BODY_MISSING, f"LiteLLM stored no {what}"))
     elif not_stored(response):
-        e.issues.append(Issue("body-not-stored", "LiteLLM stored no response body"))
+        e.issues.append(Issue(BODY_MISSING, "LiteLLM stored no response body"))
     if not not_stored(request):
         request_text = request if isinstance(request, str) else compact(request)
         e.request_body, e.request_bytes = request_text, len(request_text.encode("utf-8"))
@@ -106,7 +106,7 @@ def entry(obj: dict[str, Any]) -> Entry:
         if isinstance(body, str) and TRUNCATED in body:
             e.issues.append(
                 Issue(
-                    "body-truncated",
+                    BODY_TRUNCATED,
                     f"LiteLLM truncated strings in the {direction} (MAX_STRING_LENGTH_PROMPT_IN_DB)",
                 )
             )

@@ -1,0 +1,139 @@
+"""Old ``.mitm`` flow states (format 14, mitmproxy 7, to 20) brought step by step to format 21.
+
+The native reader reads format 21; an older state is upgraded one version at a time, each step doing
+what mitmproxy's own ``convert_N_M`` in ``mitmproxy/io/compat.py`` (mitmproxy/mitmproxy, 12.x) does
+to the state, so the state the reader maps is the one mitmproxy itself would have. From 14 on, the
+HTTP request and response states keep one shape; the steps change flow and connection fields:
+
+- 14 → 15: a WebSocket message gains an ``injected`` flag (False).
+- 15 → 16: ``timestamp_created`` (the request's ``timestamp_start``, else the client connection's).
+- 16 → 17: the flow's ``mode`` is dropped.
+- 17 → 18: the client connection gets ``proxy_mode`` ``"regular"``.
+- 18 → 19: connections renamed: client ``address`` → ``peername`` (a missing ``timestamp_start``
+  becomes 0.0, ``tls_extensions`` dropped), server ``ip_address`` → ``peername``, ``source_address``
+  → ``sockname``, ``via2`` → ``via``; on both ``tls_established`` dropped, ``cipher_name`` →
+  ``cipher``, ``transport_protocol`` ``"tcp"`` when absent, host names in addresses as text; a server
+  ``sni`` of ``True`` becomes the server address's host.
+- 19 → 20: the connections' ``state`` is dropped.
+- 20 → 21: a ``tls_version`` of ``"QUIC"`` becomes ``"QUICv1"``.
+
+Older versions (mitmproxy 6 and before) need mitmproxy's WebSocket migration, which joins flows across
+the file, and are refused with the command that rewrites the file in the current format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from toolkit.errors import InputError
+
+__all__ = ["CURRENT", "OLDEST", "MigrationError", "migrate"]
+
+OLDEST = 14
+CURRENT = 21
+
+
+class MigrationError(InputError):
+    """A flow state that cannot be brought to the current format (its message names the field)."""
+
+
+def _dict(state: dict[str, Any], key: str) -> dict[str, Any]:
+    """The connection state ``key``; an absent one (a hand-written flow) as empty, another type an error."""
+    value = state.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise MigrationError(f"{key} is {type(value).__name__}, not a dictionary")
+    return value
+
+
+def _14_15(state: dict[str, Any]) -> None:
+    websocket = state.get("websocket")
+    if isinstance(websocket, dict) and isinstance(websocket.get("messages"), list):
+        websocket["messages"] = [[*m, False] if isinstance(m, list) else m for m in websocket["messages"]]
+
+
+def _15_16(state: dict[str, Any]) -> None:
+    request = state.get("request")
+    origin = request if isinstance(request, dict) else _dict(state, "client_conn")
+    state["timestamp_created"] = origin.get("timestamp_start")
+
+
+def _16_17(state: dict[str, Any]) -> None:
+    state.pop("mode", None)
+
+
+def _17_18(state: dict[str, Any]) -> None:
+    if client := _dict(state, "client_conn"):
+        client["proxy_mode"] = "regular"
+
+
+def _host_text(address: Any) -> Any:
+    if isinstance(address, list) and address and isinstance(address[0], bytes):
+        return [address[0].decode("utf-8", "backslashreplace"), *address[1:]]
+    return address
+
+
+def _18_19(state: dict[str, Any]) -> None:
+    client, server = _dict(state, "client_conn"), _dict(state, "server_conn")
+    if not client or not server:  # nothing to rename in a flow that has no connection states
+        return
+    client["peername"] = client.pop("address", None)
+    if client.get("timestamp_start") is None:
+        client["timestamp_start"] = 0.0
+    client.pop("tls_extensions", None)
+    server["peername"] = server.pop("ip_address", None)
+    server["sockname"] = server.pop("source_address", None)
+    server["via"] = server.pop("via2", None)
+    for conn in (client, server):
+        conn.pop("tls_established", None)
+        conn["cipher"] = conn.pop("cipher_name", None)
+        conn.setdefault("transport_protocol", "tcp")
+        for name in ("peername", "sockname", "address"):
+            if name in conn:
+                conn[name] = _host_text(conn[name])
+    if server.get("sni") is True:
+        address = server.get("address")
+        server["sni"] = address[0] if isinstance(address, list) and address else None
+
+
+def _19_20(state: dict[str, Any]) -> None:
+    for key in ("client_conn", "server_conn"):
+        _dict(state, key).pop("state", None)
+
+
+def _20_21(state: dict[str, Any]) -> None:
+    for key in ("client_conn", "server_conn"):
+        conn = _dict(state, key)
+        if conn.get("tls_version") == "QUIC":
+            conn["tls_version"] = "QUICv1"
+
+
+_STEPS: dict[int, Callable[[dict[str, Any]], None]] = {
+    14: _14_15,
+    15: _15_16,
+    16: _16_17,
+    17: _17_18,
+    18: _18_19,
+    19: _19_20,
+    20: _20_21,
+}
+
+
+def migrate(state: dict[str, Any]) -> dict[str, Any]:
+    """The state in format ``CURRENT`` (changed in place); ``MigrationError`` if a step cannot run.
+
+    The caller checks the version first (``OLDEST`` to ``CURRENT``); a state of another version is an error here.
+    """
+    version = state.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or not OLDEST <= version <= CURRENT:
+        raise MigrationError(f"flow format version {version!r} is not between {OLDEST} and {CURRENT}")
+    while version < CURRENT:
+        try:
+            _STEPS[version](state)
+        except MigrationError as exc:
+            raise MigrationError(f"upgrading flow format {version} to {version + 1}: {exc}") from None
+        version += 1
+        state["version"] = version
+    return state

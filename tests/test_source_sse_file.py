@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+import toolkit
 from toolkit.errors import CaptureError
 from toolkit.sources import sse_file
 from toolkit.wire.http import decode_exchange
@@ -140,3 +141,22 @@ def test_a_frame_with_nan_is_a_bad_frame(tmp_path):
     d = _read(path)
     assert [i.kind for i in d.issues] == ["sse-frame", "stream-cut"]
     assert "NaN is not JSON" in d.issues[0].message
+
+
+def test_a_saved_messages_stream_is_read_as_messages_not_a_cut_stream(tmp_path):
+    """The SDK-recorded Anthropic stream, saved as an .sse file, is complete (it ends in message_stop)."""
+    import json
+
+    rows = [json.loads(line) for line in (FIXTURES / "messages" / "sdk_capture.jsonl").read_text().splitlines()]
+    body = next(
+        r["response"]["body"]
+        for r in rows
+        if isinstance(r["response"]["body"], str)
+        and "message_stop" in r["response"]["body"]
+        and "tool_use" in r["response"]["body"]
+    )
+    path = tmp_path / "messages.sse"
+    path.write_text(body, encoding="utf-8")
+    cap = toolkit.load_capture(path)
+    assert list(cap.exchanges["api"]) == ["messages"] and list(cap.exchanges["terminal"]) == ["completed"]
+    assert cap.problems.empty and list(cap.calls["name"]) == ["bash"]

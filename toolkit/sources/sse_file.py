@@ -25,6 +25,7 @@ from toolkit.errors import CaptureError
 from toolkit.wire.chat import ChatStream
 from toolkit.wire.http import apply_result
 from toolkit.wire.json_text import loads
+from toolkit.wire.messages import MessagesStream
 from toolkit.wire.records import Decoded, EntryCount, Exchange
 from toolkit.wire.responses import ResponsesStream
 from toolkit.wire.sse import SSEDecoder, SSEEvent, parse_json_events
@@ -94,7 +95,8 @@ class _Stream:
 
     def _start(self, api: str | None) -> None:
         self.api = api or "other"
-        self._machine = ChatStream() if api == "chat" else ResponsesStream()
+        machines = {"chat": ChatStream, "messages": MessagesStream}
+        self._machine = machines.get(api or "", ResponsesStream)()
         held, self._held = self._held, []
         self._run(held)
 
@@ -120,6 +122,8 @@ def _api_of(ev: SSEEvent) -> str | None:
     """The API a frame reveals, or None when it does not say (comments, [DONE], bare errors)."""
     if ev.event and ev.event.startswith("response."):
         return "responses"
+    if ev.event in _MESSAGES_EVENTS:
+        return "messages"
     try:
         payload = loads(ev.data)
     except (json.JSONDecodeError, RecursionError):
@@ -129,10 +133,15 @@ def _api_of(ev: SSEEvent) -> str | None:
     kind = payload.get("type")
     if isinstance(kind, str) and kind.startswith("response."):
         return "responses"
+    if kind in _MESSAGES_EVENTS:
+        return "messages"
     if payload.get("object") == "chat.completion.chunk" or isinstance(payload.get("choices"), list):
         return "chat"
     return None
 
+
+# the Messages stream events that name their API (``ping`` and ``error`` do not)
+_MESSAGES_EVENTS = frozenset({"message_start", "content_block_start", "content_block_delta", "message_delta"})
 
 _SSE_LINE = re.compile(rb"^(?:event|data|id|retry)?:", re.M)
 

@@ -12,11 +12,13 @@ import json
 import re
 from collections.abc import Iterable
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from toolkit.wire import chat, messages, responses
 from toolkit.wire.envelopes import decode_error_body
 from toolkit.wire.json_text import describe_json_error, loads
 from toolkit.wire.records import (
+    BAD_FIELD,
     BAD_UTF8,
     BODY_MISSING,
     DECODER,
@@ -28,7 +30,7 @@ from toolkit.wire.records import (
     Issue,
 )
 
-__all__ = ["apply_result", "decode_exchange"]
+__all__ = ["apply_result", "decode_exchange", "host_and_path"]
 
 _SSE_STARTS = ("event:", "data:", ":", "id:", "retry:")
 
@@ -260,3 +262,15 @@ def _is_sse(text: str, content_type: str | None) -> bool:
     if head.startswith(_SSE_STARTS):
         return True
     return content_type is not None and content_type.split(";")[0].strip().lower() == "text/event-stream"
+
+
+def host_and_path(url: str | None, issues: list[Issue]) -> tuple[str | None, str | None]:
+    """The host and path of a logged URL; an unparseable one is a ``bad-field`` issue, not a silent gap."""
+    if not url:
+        return None, None
+    try:
+        parts = urlsplit(url)
+        return parts.hostname, parts.path or ("/" if parts.netloc else None)
+    except ValueError:
+        issues.append(Issue(BAD_FIELD, f"unparseable url {url[:200]!r}"))
+        return None, None

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import yaml
 
@@ -28,7 +27,7 @@ from toolkit.wire.encodings import (
     decode_content,
     sniff_compression,
 )
-from toolkit.wire.http import decode_exchange
+from toolkit.wire.http import decode_exchange, host_and_path
 from toolkit.wire.json_text import json_kind
 from toolkit.wire.records import (
     BAD_BASE64,
@@ -42,7 +41,17 @@ from toolkit.wire.records import (
     Problem,
 )
 
-__all__ = ["BadBinary", "Interaction", "Malformed", "body_bytes", "headers", "load", "read_cassette", "to_decoded"]
+__all__ = [
+    "BadBinary",
+    "Interaction",
+    "Malformed",
+    "body_bytes",
+    "headers",
+    "load",
+    "read_cassette",
+    "request_response",
+    "to_decoded",
+]
 
 _Base: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -132,6 +141,16 @@ def load(path: Path) -> Any:
         raise CaptureError(path, f"not YAML: {reason}", location=where) from None
 
 
+def request_response(item: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """An interaction's request and response mappings; every cassette format nests them so."""
+    req, resp = item.get("request"), item.get("response")
+    if not isinstance(req, dict):
+        raise Malformed("interaction has no request mapping")
+    if not isinstance(resp, dict):
+        raise Malformed("interaction has no response mapping")
+    return req, resp
+
+
 def read_cassette(
     path: str | PathLike[str],
     source: str,
@@ -162,13 +181,7 @@ def read_cassette(
 
 
 def to_decoded(it: Interaction, source: str, location: str, xid: str) -> Decoded:
-    host = path = None
-    if it.url:
-        try:
-            parts = urlsplit(it.url)
-            host, path = parts.hostname, parts.path or ("/" if parts.netloc else None)
-        except ValueError:
-            host = path = None
+    host, path = host_and_path(it.url, it.issues)
     exchange = Exchange(
         exchange_id=xid,
         source=source,

@@ -33,10 +33,10 @@ from typing import Any
 from toolkit.sources.cassettes.interaction import (
     BadBinary,
     Interaction,
-    Malformed,
     body_bytes,
     headers,
     read_cassette,
+    request_response,
 )
 from toolkit.wire.encodings import BodyDecodeError, decode_base64
 from toolkit.wire.records import BAD_FIELD, Decoded, EntryCount, Issue, Problem
@@ -49,11 +49,7 @@ def read(path: str | PathLike[str], source: str) -> Iterator[Decoded | Problem |
 
 
 def _interaction(item: dict[str, Any]) -> Interaction:
-    req, resp = item.get("request"), item.get("response")
-    if not isinstance(req, dict):
-        raise Malformed("interaction has no request mapping")
-    if not isinstance(resp, dict):
-        raise Malformed("interaction has no response mapping")
+    req, resp = request_response(item)
     method = req.get("method")
     it = Interaction(
         method=method.upper() if isinstance(method, str) else None,

@@ -24,7 +24,13 @@ from collections.abc import Iterator
 from os import PathLike
 from typing import Any
 
-from toolkit.sources.cassettes.interaction import Interaction, Malformed, body_bytes, headers, read_cassette
+from toolkit.sources.cassettes.interaction import (
+    Interaction,
+    body_bytes,
+    headers,
+    read_cassette,
+    request_response,
+)
 from toolkit.wire.records import BAD_FIELD, Decoded, EntryCount, Issue, Problem
 
 __all__ = ["read", "recognize"]
@@ -35,11 +41,7 @@ def read(path: str | PathLike[str], source: str) -> Iterator[Decoded | Problem |
 
 
 def _interaction(item: dict[str, Any]) -> Interaction:
-    req, resp = item.get("request"), item.get("response")
-    if not isinstance(req, dict):
-        raise Malformed("interaction has no request mapping")
-    if not isinstance(resp, dict):
-        raise Malformed("interaction has no response mapping")
+    req, resp = request_response(item)
     it = Interaction(
         method=req.get("method") if isinstance(req.get("method"), str) else None,
         url=next((req[k] for k in ("uri", "url") if isinstance(req.get(k), str)), None),

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
 from toolkit.sources.jsonl.fields import header
-from toolkit.wire.http import decode_exchange
-from toolkit.wire.records import BAD_FIELD, Decoded, Exchange, Header, Issue
+from toolkit.wire.http import decode_exchange, host_and_path
+from toolkit.wire.records import Decoded, Exchange, Header, Issue
 
 __all__ = ["Entry", "to_decoded"]
 
@@ -41,14 +40,7 @@ class Entry:
 
 def to_decoded(entry: Entry, source: str, line_no: int) -> Decoded:
     """The exchange the bodies describe; the log's own columns fill only what the bodies did not say."""
-    host = path = None
-    if entry.url:
-        try:
-            parts = urlsplit(entry.url)
-            host = parts.hostname
-            path = parts.path or ("/" if parts.netloc else None)
-        except ValueError:
-            entry.issues.append(Issue(BAD_FIELD, f"unparseable url {entry.url[:200]!r}"))
+    host, path = host_and_path(entry.url, entry.issues)
     exchange = Exchange(
         exchange_id=f"{source}:{line_no}",
         source=source,

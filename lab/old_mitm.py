@@ -26,15 +26,21 @@ LAB = Path(__file__).resolve().parent
 REPO = LAB.parent
 
 # release → (Python it runs on, pip requirements) and, in the comment, the flow format version it writes.
+# mitmproxy 6 (Python 3.8) needs the Flask 1.1 era's Werkzeug, Jinja2, MarkupSafe and itsdangerous.
 # mitmproxy 7 and 8 import Flask releases that need a Werkzeug older than the one pip resolves; mitmproxy 8
 # does not import on Python 3.11 (a dataclass default that 3.11 refuses), so it runs on 3.10.
 RELEASES = {
+    "5.3.0": ("python3.8", ["mitmproxy==5.3.0", "werkzeug<2.1", "jinja2<3.1", "markupsafe<2.1", "itsdangerous<2.1"]),
+    "6.0.2": ("python3.8", ["mitmproxy==6.0.2", "werkzeug<2.1", "jinja2<3.1", "markupsafe<2.1", "itsdangerous<2.1"]),
     "7.0.4": ("python3.11", ["mitmproxy==7.0.4", "werkzeug==2.0.3"]),  # flow format 14
     "8.0.0": ("python3.10", ["mitmproxy==8.0.0", "werkzeug==2.0.3"]),  # flow format 15
     "8.1.1": ("python3.10", ["mitmproxy==8.1.1", "werkzeug==2.1.2"]),  # flow format 17
     "9.0.1": ("python3.11", ["mitmproxy==9.0.1"]),  # flow format 18
     "11.0.2": ("python3.11", ["mitmproxy==11.0.2"]),  # flow format 21 (the lab's recorder)
 }
+# mitmproxy 6 (flow format 10) runs the ``response`` hook, where ``-w`` saves the flow, before it reads a
+# streamed body, so the tee addon cannot keep one: these releases record buffered, without chunk times.
+NO_TEE = {"5.3.0", "6.0.2"}
 GATEWAY_PORT = 18792
 PROXY_PORT = 18793
 CLOCK = "2026-11-30T09:00:00Z"
@@ -93,7 +99,7 @@ def _port_free(port: int) -> None:
             raise SystemExit(f"port {port} on 127.0.0.1 is in use; stop what holds it and run again")
 
 
-def record(mitmdump: Path, out: Path, work: Path) -> None:
+def record(mitmdump: Path, out: Path, work: Path, tee: bool = True) -> None:
     _port_free(GATEWAY_PORT)
     _port_free(PROXY_PORT)
     gateway = subprocess.Popen(
@@ -112,8 +118,7 @@ def record(mitmdump: Path, out: Path, work: Path) -> None:
                 "127.0.0.1",
                 "--listen-port",
                 str(PROXY_PORT),
-                "-s",
-                str(LAB / "mitm_addon.py"),
+                *(["-s", str(LAB / "mitm_addon.py")] if tee else []),
                 "-w",
                 str(out),
             ],
@@ -151,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     for release in args.releases or RELEASES:
         target = args.out / f"mitmproxy-{release}.mitm"
         print(f"[old_mitm] recording {target} with mitmproxy {release}", file=sys.stderr, flush=True)
-        record(_venv(args.venvs, release), target, args.venvs)
+        record(_venv(args.venvs, release), target, args.venvs, tee=release not in NO_TEE)
     return 0
 
 

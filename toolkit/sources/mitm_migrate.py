@@ -30,7 +30,7 @@ from toolkit.errors import InputError
 
 __all__ = ["CURRENT", "OLDEST", "MigrationError", "migrate"]
 
-OLDEST = 14
+OLDEST = 9
 CURRENT = 21
 
 
@@ -46,6 +46,69 @@ def _dict(state: dict[str, Any], key: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise MigrationError(f"{key} is {type(value).__name__}, not a dictionary")
     return value
+
+
+def _servers(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """The server connection state and its ``via`` (the upstream proxy's), where present."""
+    server = _dict(state, "server_conn")
+    return [conn for conn in (server, _dict(server, "via") if server.get("via") else {}) if conn]
+
+
+def _connections(state: dict[str, Any]) -> list[dict[str, Any]]:
+    client = _dict(state, "client_conn")
+    return [client, *_servers(state)] if client else _servers(state)
+
+
+def _9_10(state: dict[str, Any]) -> None:
+    if client := _dict(state, "client_conn"):
+        client["sockname"] = ["", 0]
+        clientcert = client.pop("clientcert", None)
+        client["certificate_list"] = [clientcert] if clientcert else []
+    for server in _servers(state):
+        cert = server.pop("cert", None)
+        server["certificate_list"] = [cert] if cert else []
+        server["cipher_name"] = None
+        server["via2"] = None
+    for conn in _connections(state):
+        conn["state"] = 0
+        conn["error"] = None
+        conn["tls"] = conn.get("tls_established")
+        alpn, cipher = conn.get("alpn_proto_negotiated"), conn.get("cipher_name")
+        conn["alpn_offers"] = [alpn] if alpn else None
+        conn["cipher_list"] = [cipher] if cipher else None
+
+
+def _10_11(state: dict[str, Any]) -> None:
+    for conn in _connections(state):
+        if isinstance(conn.get("sni"), bytes):
+            conn["sni"] = conn["sni"].decode("ascii", "backslashreplace")
+        conn["alpn"] = conn.pop("alpn_proto_negotiated", None)
+        conn["alpn_offers"] = conn.get("alpn_offers") or []
+        conn["cipher_list"] = conn.get("cipher_list") or []
+
+
+def _11_12(state: dict[str, Any]) -> None:
+    # mitmproxy turns a separate WebSocket flow (its metadata names the handshake flow) into a copy of the
+    # handshake flow holding the messages; here it stays a "websocket" flow, so the handshake, an HTTP flow
+    # of its own, is read once.
+    metadata = state.get("metadata")
+    if not (isinstance(metadata, dict) and "websocket_handshake" in metadata):
+        state["websocket"] = None
+
+
+def _12_13(state: dict[str, Any]) -> None:
+    state["marked"] = ":default:" if state.get("marked") else ""
+
+
+def _13_14(state: dict[str, Any]) -> None:
+    state["comment"] = ""
+    request, response = state.get("request"), state.get("response")
+    # mitmproxy/mitmproxy#4576: a response without a start time gets the request's end time (and end + 1 s)
+    if isinstance(response, dict) and response and response.get("timestamp_start") is None:
+        end = request.get("timestamp_end") if isinstance(request, dict) else None
+        if not isinstance(end, (int, float)) or isinstance(end, bool):
+            raise MigrationError(f"a response without timestamp_start and a request timestamp_end of {end!r}")
+        response["timestamp_start"], response["timestamp_end"] = end, end + 1
 
 
 def _14_15(state: dict[str, Any]) -> None:
@@ -111,6 +174,11 @@ def _20_21(state: dict[str, Any]) -> None:
 
 
 _STEPS: dict[int, Callable[[dict[str, Any]], None]] = {
+    9: _9_10,
+    10: _10_11,
+    11: _11_12,
+    12: _12_13,
+    13: _13_14,
     14: _14_15,
     15: _15_16,
     16: _16_17,

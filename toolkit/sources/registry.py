@@ -124,7 +124,7 @@ FORMATS: tuple[Format, ...] = (
     Format(
         "sse",
         "sse_file",
-        "a saved text/event-stream body (Responses or Chat Completions)",
+        "a saved text/event-stream body (Responses, Chat Completions or Anthropic Messages)",
         "curl -N, browser devtools, SDK debug logs",
         "tests/fixtures/sse/responses_function_call.sse",
     ),

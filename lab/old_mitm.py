@@ -26,10 +26,13 @@ LAB = Path(__file__).resolve().parent
 REPO = LAB.parent
 
 # release → (Python it runs on, pip requirements) and, in the comment, the flow format version it writes.
-# mitmproxy 6 (Python 3.8) needs the Flask 1.1 era's Werkzeug, Jinja2, MarkupSafe and itsdangerous.
+# mitmproxy 5 and 6 (Python 3.8) need the Flask 1.1 era's Werkzeug, Jinja2, MarkupSafe and itsdangerous;
+# they write flow formats 7 (5.1.1), 8 (5.2), 9 (5.3.0) and 10 (6.0.2).
 # mitmproxy 7 and 8 import Flask releases that need a Werkzeug older than the one pip resolves; mitmproxy 8
 # does not import on Python 3.11 (a dataclass default that 3.11 refuses), so it runs on 3.10.
 RELEASES = {
+    "5.1.1": ("python3.8", ["mitmproxy==5.1.1", "werkzeug<2.1", "jinja2<3.1", "markupsafe<2.1", "itsdangerous<2.1"]),
+    "5.2": ("python3.8", ["mitmproxy==5.2", "werkzeug<2.1", "jinja2<3.1", "markupsafe<2.1", "itsdangerous<2.1"]),
     "5.3.0": ("python3.8", ["mitmproxy==5.3.0", "werkzeug<2.1", "jinja2<3.1", "markupsafe<2.1", "itsdangerous<2.1"]),
     "6.0.2": ("python3.8", ["mitmproxy==6.0.2", "werkzeug<2.1", "jinja2<3.1", "markupsafe<2.1", "itsdangerous<2.1"]),
     "7.0.4": ("python3.11", ["mitmproxy==7.0.4", "werkzeug==2.0.3"]),  # flow format 14
@@ -38,9 +41,9 @@ RELEASES = {
     "9.0.1": ("python3.11", ["mitmproxy==9.0.1"]),  # flow format 18
     "11.0.2": ("python3.11", ["mitmproxy==11.0.2"]),  # flow format 21 (the lab's recorder)
 }
-# mitmproxy 6 (flow format 10) runs the ``response`` hook, where ``-w`` saves the flow, before it reads a
-# streamed body, so the tee addon cannot keep one: these releases record buffered, without chunk times.
-NO_TEE = {"5.3.0", "6.0.2"}
+# mitmproxy 5 and 6 (flow formats 7 to 10) run the ``response`` hook, where ``-w`` saves the flow, before they
+# read a streamed body, so the tee addon cannot keep one: these releases record buffered, without chunk times.
+NO_TEE = {"5.1.1", "5.2", "5.3.0", "6.0.2"}
 GATEWAY_PORT = 18792
 PROXY_PORT = 18793
 CLOCK = "2026-11-30T09:00:00Z"

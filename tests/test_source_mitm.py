@@ -276,7 +276,12 @@ def test_unreadable_file_and_truncated_tail(tmp_path, monkeypatch):
 
 # --- old flow formats, recorded by the real mitmproxy releases (lab/old_mitm.py) ------------------------
 
-OLD = {"7.0.4": 14, "8.0.0": 15, "8.1.1": 17, "9.0.1": 18}
+OLD = {"5.1.1": 7, "5.2": 8, "5.3.0": 9, "6.0.2": 10, "7.0.4": 14, "8.0.0": 15, "8.1.1": 17, "9.0.1": 18}
+# mitmproxy 5 and 6 run the response hook, where -w saves the flow, before a streamed body is read, so
+# lab/old_mitm.py records them without the tee addon: full bodies, no chunk times.
+NO_TEE = {"5.1.1", "5.2", "5.3.0", "6.0.2"}
+# mitmproxy 5's reverse mode set the Host header to the upstream host without its port (6.0 keeps the port).
+PORTLESS_HOST = {"5.1.1", "5.2", "5.3.0"}
 CURRENT_FIXTURE = FIXTURES / "mitm" / "mitmproxy-11.0.2.mitm"
 # Columns that differ between two recordings of the same traffic: the file's name and the recorded times.
 _PER_RUN = {"exchange_id", "source", "started_at", "duration_ms"}
@@ -314,6 +319,14 @@ def test_old_flow_formats_read_into_the_frames_of_the_current_one(release, monke
     summary = old.summary()
     assert summary["reconciles"].all() and (int(summary["entries"].iloc[0]), int(summary["lost"].iloc[0])) == (2, 0)
     old_frames, new_frames = _comparable(old), _comparable(new)
+    if release in PORTLESS_HOST:  # the only difference, and the URL follows the Host header as in HAR
+        headers, host = old_frames["headers"], old_frames["headers"]["name"].str.lower() == "host"
+        assert set(headers.loc[host, "value"]) == {"127.0.0.1"}
+        assert old_frames["exchanges"]["url"].tolist() == [
+            url.replace(":18792", "") for url in new_frames["exchanges"]["url"]
+        ]
+        headers.loc[host, "value"] = new_frames["headers"].loc[host, "value"]
+        old_frames["exchanges"]["url"] = new_frames["exchanges"]["url"]
     for name, frame in new_frames.items():
         assert old_frames[name].equals(frame), name
     ex = old_frames["exchanges"]
@@ -326,7 +339,10 @@ def test_old_flow_formats_read_into_the_frames_of_the_current_one(release, monke
     assert set(old_frames["tools"]["strict_state"]) == {"absent"}  # pi-ai 0.x sent no strict key
     assert old_frames["problems"].empty
     chunked = [r for r in mitm.read(path, "m") if isinstance(r, Decoded)]
-    assert all(len(d.chunk_times) > 3 for d in chunked)  # the tee addon's metadata survives the migration
+    if release in NO_TEE:
+        assert [d.chunk_times for d in chunked] == [[], []]
+    else:
+        assert all(len(d.chunk_times) > 3 for d in chunked)  # the tee addon's metadata survives the migration
 
 
 def test_migration_renames_the_connection_fields_step_by_step():
@@ -373,8 +389,50 @@ def test_migration_renames_the_connection_fields_step_by_step():
     with pytest.raises(MigrationError, match="upgrading flow format 17 to 18: client_conn is list"):
         migrate({"version": 17, "client_conn": []})
     assert migrate({"version": 16, "type": "http", "request": {"timestamp_start": 1.0}})["version"] == 21
-    with pytest.raises(MigrationError, match="not between 14 and 21"):
-        migrate({"version": 13})
+    with pytest.raises(MigrationError, match="not between 7 and 21"):
+        migrate({"version": 6})
+
+
+def test_migration_from_mitmproxy_5_and_6_follows_mitmproxy_compat():
+    from toolkit.sources.mitm_migrate import MigrationError, migrate
+
+    via = {"address": ["proxy", 8080], "cert": b"PEM", "alpn_proto_negotiated": b"h2", "sni": b"proxy"}
+    state = {
+        "version": 7,
+        "type": "http",
+        "marked": True,
+        "metadata": {},
+        "request": {"first_line_format": "relative", "is_replay": False, "timestamp_end": 2.0},
+        "response": {"is_replay": True, "timestamp_start": None, "timestamp_end": None},
+        "client_conn": {"address": ["10.0.0.1", 5], "clientcert": None, "tls_established": True, "sni": b"api.x"},
+        "server_conn": {"address": ["api.x", 443], "cipher_name": "AES", "via": via, "tls_established": False},
+    }
+    migrate(state)
+    client, server = state["client_conn"], state["server_conn"]
+    assert (state["version"], state["is_replay"], state["marked"], state["comment"]) == (
+        21,
+        "response",
+        ":default:",
+        "",
+    )
+    assert state["websocket"] is None and state["request"]["authority"] == b""
+    assert "first_line_format" not in state["request"] and "is_replay" not in state["request"]
+    assert (state["request"]["trailers"], state["response"]["trailers"]) == (None, None)
+    assert (state["response"]["timestamp_start"], state["response"]["timestamp_end"]) == (2.0, 3.0)  # #4576
+    assert (client["sockname"], client["certificate_list"], client["tls"], client["sni"]) == (
+        ["", 0],
+        [],
+        True,
+        "api.x",
+    )
+    assert (client["alpn"], client["alpn_offers"], client["cipher_list"]) == (None, [], [])
+    assert (server["certificate_list"], server["cipher"], server["cipher_list"], server["via"]) == ([], None, [], None)
+    assert (via["certificate_list"], via["alpn"], via["alpn_offers"], via["sni"]) == ([b"PEM"], b"h2", [b"h2"], "proxy")
+    # a mitmproxy 6 WebSocket flow of its own stays one: mitmproxy would copy its handshake flow into it
+    websocket = {"version": 10, "type": "websocket", "metadata": {"websocket_handshake": "f1"}, "marked": False}
+    assert migrate(websocket)["type"] == "websocket" and "websocket" not in websocket
+    with pytest.raises(MigrationError, match="upgrading flow format 13 to 14: a response without timestamp_start"):
+        migrate({"version": 13, "request": {"timestamp_end": None}, "response": {"timestamp_start": None}})
 
 
 def _old_flows(release="9.0.1"):
@@ -393,7 +451,7 @@ def test_partly_bad_old_file_keeps_the_good_flows_and_reconciles(tmp_path, monke
     monkeypatch.setitem(sys.modules, "mitmproxy", None)
     responses, chat = _old_flows("9.0.1")
     older, broken, no_request = _old_flows("7.0.4")[0], _old_flows("8.1.1")[1], _old_flows("8.0.0")[0]
-    older["version"] = 10  # a mitmproxy 6 flow appended to the file
+    older["version"] = 6  # a mitmproxy 3.0 release candidate's flow appended to the file
     broken["client_conn"] = [b"not", b"a", b"connection"]
     no_request["request"] = None
     good = _tnet(responses)
@@ -402,7 +460,7 @@ def test_partly_bad_old_file_keeps_the_good_flows_and_reconciles(tmp_path, monke
     records = list(mitm.read(path, "m"))
     kinds = [r.kind if isinstance(r, Problem) else type(r).__name__ for r in records]
     assert kinds == ["Decoded", "bad-entry", "bad-entry", "bad-entry", "Decoded", "bad-entry", "EntryCount"]
-    assert "flow 1: flow format version 10 (written by mitmproxy 6.x) is older than" in records[1].message
+    assert "flow 1: flow format version 6 (written by a mitmproxy development build) is older" in records[1].message
     assert records[2].message == "flow 2: upgrading flow format 17 to 18: client_conn is list, not a dictionary"
     assert records[3].message == "flow 3: an HTTP flow without a request state"
     assert records[4].exchange.api == "chat" and "reading stopped here" in records[5].message
@@ -414,9 +472,8 @@ def test_partly_bad_old_file_keeps_the_good_flows_and_reconciles(tmp_path, monke
 @pytest.mark.parametrize(
     ("version", "written_by"),
     [
-        (10, "mitmproxy 6.x"),
-        (7, "mitmproxy 4.x to 5.1"),
-        (12, "a mitmproxy development build"),
+        (6, "a mitmproxy development build"),
+        ([2, 0], "mitmproxy 2.0"),
         ([0, 18], "mitmproxy 0.18"),
     ],
 )
@@ -427,7 +484,8 @@ def test_too_old_first_flow_names_the_release_and_the_conversion(version, writte
     with pytest.raises(CaptureError) as err:
         list(mitm.read(path, "m"))
     message = str(err.value)
-    assert f"(written by {written_by}) is older than the versions the toolkit reads itself (14 to 21" in message
+    reads = "(7, mitmproxy 3.x to 5.1, to 21, mitmproxy 11.x and 12.x)"
+    assert f"(written by {written_by}) is older than the versions the toolkit reads itself {reads}" in message
     assert "mitmproxy is not installed in this environment" in message
     assert f"mitmdump -nr '{path}' -w '{tmp_path}/my flows.v21.mitm'" in message
     assert f"mitmdump -nr '{path}' --set hardump=out.har" in message

@@ -1,8 +1,9 @@
 """Which mitmproxy release writes which ``.mitm`` flow format version, so messages can name the release.
 
 Source: ``FLOW_FORMAT_VERSION`` in ``mitmproxy/version.py`` of the mitmproxy/mitmproxy repository at each
-release tag (v4.0.0 to v12.2.3); before 4.0 a flow's version was its release's ``[major, minor]``. Versions missing from the table (11 to 13, 16, 19) were written only by
-development builds between releases.
+release tag (v3.0.0 to v12.2.3); before 3.0 a flow's version was its release's ``[major, minor]``. Versions
+missing from the table (5 and 6: the 3.0 release candidates; 11 to 13, 16, 19) were written only by development
+builds between releases.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 __all__ = ["CONVERT_COMMAND", "FLOW_FORMAT_RELEASES", "HAR_COMMAND", "release_of"]
 
 FLOW_FORMAT_RELEASES: dict[int, str] = {
-    7: "4.x to 5.1",
+    7: "3.x to 5.1",
     8: "5.2",
     9: "5.3",
     10: "6.x",
@@ -31,7 +32,7 @@ HAR_COMMAND = "mitmdump -nr {path} --set hardump=out.har"
 
 def release_of(version: object) -> str:
     """``"mitmproxy 9.x"`` for 18; a development build, or an unknown writer, otherwise."""
-    if isinstance(version, (list, tuple)):  # until 3.x the version was the release's own (major, minor)
+    if isinstance(version, (list, tuple)):  # until 2.x the version was the release's own (major, minor)
         return "mitmproxy " + ".".join(map(str, version[:2]))
     if isinstance(version, int) and version in FLOW_FORMAT_RELEASES:
         return f"mitmproxy {FLOW_FORMAT_RELEASES[version]}"

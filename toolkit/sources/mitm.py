@@ -2,13 +2,13 @@
 
 mitmproxy is deliberately not a dependency: on Python 3.11 it resolves to 11.0.2 and downgrades
 httpx to a version that breaks the OpenAI SDK at runtime (``docs/upstream.md``, "mitmproxy"), so it belongs in its
-own environment. Without it, flow files of the format versions in ``NATIVE_VERSIONS`` (14 to 21:
-mitmproxy 7.x to 12.x) are read here: each flow is a typed netstring (``wire.tnetstring``) holding the
+own environment. Without it, flow files of the format versions in ``NATIVE_VERSIONS`` (7 to 21:
+mitmproxy 3.x to 12.x) are read here: each flow is a typed netstring (``wire.tnetstring``) holding the
 flow's state, read one flow at a time, and an older state is first upgraded to format 21 by
 ``mitm_migrate``. A file whose first flow has another version raises ``CaptureError`` naming the version,
-the release that wrote it and the commands that rewrite it in the current format or as HAR (mitmproxy 6
-and older need mitmproxy's own migrations); a later flow of another version, or one whose state cannot
-be upgraded, is a ``bad-entry`` problem and reading goes on.
+the release that wrote it and the commands that rewrite it in the current format or as HAR (mitmproxy 2
+and older, whose flows are Python 2 era states, need mitmproxy's own migrations); a later flow of another
+version, or one whose state cannot be upgraded, is a ``bad-entry`` problem and reading goes on.
 
 The URL and host are the ones mitmproxy's HAR export writes (``Request.pretty_url``, ``pretty_host``):
 the Host header (HTTP/1) or ``:authority`` (HTTP/2 and 3, else the Host header), falling back to the
@@ -248,7 +248,7 @@ def _version_message(version: Any) -> str:
         return f"a flow without a flow format version ({version!r}), so not a mitmproxy flow"
     return (
         f"flow format version {shown} (written by {release_of(version)}) is {age} than the versions the toolkit "
-        f"reads itself ({OLDEST} to {CURRENT}: {release_of(OLDEST)} to 12.x)."
+        f"reads itself ({OLDEST}, {release_of(OLDEST)}, to {CURRENT}, {release_of(CURRENT)})."
     )
 
 

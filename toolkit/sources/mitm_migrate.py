@@ -1,10 +1,25 @@
-"""Old ``.mitm`` flow states (format 14, mitmproxy 7, to 20) brought step by step to format 21.
+"""Old ``.mitm`` flow states (format 7, mitmproxy 3.0 to 5.1, to 20) brought step by step to format 21.
 
 The native reader reads format 21; an older state is upgraded one version at a time, each step doing
 what mitmproxy's own ``convert_N_M`` in ``mitmproxy/io/compat.py`` (mitmproxy/mitmproxy, 12.x) does
-to the state, so the state the reader maps is the one mitmproxy itself would have. From 14 on, the
-HTTP request and response states keep one shape; the steps change flow and connection fields:
+to the state, so the state the reader maps is the one mitmproxy itself would have (for the fixtures
+recorded by mitmproxy 5.1.1 to 11.0.2, exactly the states mitmproxy 11.0.2's ``migrate_flow`` gives):
 
+- 7 → 8: requests and responses get ``trailers`` None.
+- 8 → 9: the request's ``first_line_format`` is dropped and ``authority`` is ``b""``; the request's and
+  response's ``is_replay`` flags become the flow's ``is_replay`` (``"request"``, ``"response"`` or None).
+- 9 → 10: connections get ``state`` 0, ``error`` None, ``tls`` (from ``tls_established``), ``alpn_offers``
+  and ``cipher_list`` (the negotiated one in a list, else None); the client ``sockname`` ``["", 0]`` and
+  ``certificate_list`` from ``clientcert``; the server (and its ``via``) ``certificate_list`` from ``cert``,
+  ``cipher_name`` None and ``via2`` None.
+- 10 → 11: ``sni`` as text, ``alpn_proto_negotiated`` → ``alpn``, ``alpn_offers`` and ``cipher_list``
+  ``[]`` for None.
+- 11 → 12: ``websocket`` None. A WebSocket flow of its own (metadata ``websocket_handshake``), which
+  mitmproxy turns into a copy of its handshake flow found elsewhere in the file, stays a ``websocket``
+  flow (read as ``not-http``): its handshake is an HTTP flow of its own and is read once.
+- 12 → 13: ``marked`` becomes ``":default:"`` or ``""``.
+- 13 → 14: ``comment`` ``""``; a response without ``timestamp_start`` gets the request's
+  ``timestamp_end`` (and that + 1 s as its end; mitmproxy/mitmproxy#4576).
 - 14 → 15: a WebSocket message gains an ``injected`` flag (False).
 - 15 → 16: ``timestamp_created`` (the request's ``timestamp_start``, else the client connection's).
 - 16 → 17: the flow's ``mode`` is dropped.
@@ -17,8 +32,8 @@ HTTP request and response states keep one shape; the steps change flow and conne
 - 19 → 20: the connections' ``state`` is dropped.
 - 20 → 21: a ``tls_version`` of ``"QUIC"`` becomes ``"QUICv1"``.
 
-Older versions (mitmproxy 6 and before) need mitmproxy's WebSocket migration, which joins flows across
-the file, and are refused with the command that rewrites the file in the current format.
+Older versions (the 3.0 release candidates' 5 and 6, and mitmproxy 2 and before, whose version is the
+release's ``[major, minor]``) are refused with the command that rewrites the file in the current format.
 """
 
 from __future__ import annotations
@@ -30,7 +45,7 @@ from toolkit.errors import InputError
 
 __all__ = ["CURRENT", "OLDEST", "MigrationError", "migrate"]
 
-OLDEST = 9
+OLDEST = 7
 CURRENT = 21
 
 
@@ -57,6 +72,27 @@ def _servers(state: dict[str, Any]) -> list[dict[str, Any]]:
 def _connections(state: dict[str, Any]) -> list[dict[str, Any]]:
     client = _dict(state, "client_conn")
     return [client, *_servers(state)] if client else _servers(state)
+
+
+def _messages(state: dict[str, Any]) -> list[dict[str, Any]]:
+    return [m for m in (state.get("request"), state.get("response")) if isinstance(m, dict)]
+
+
+def _7_8(state: dict[str, Any]) -> None:
+    for message in _messages(state):
+        message["trailers"] = None
+
+
+def _8_9(state: dict[str, Any]) -> None:
+    request, response = state.get("request"), state.get("response")
+    replayed = None
+    if isinstance(request, dict):
+        request.pop("first_line_format", None)
+        request["authority"] = b""
+        replayed = "request" if request.pop("is_replay", False) else None
+    if isinstance(response, dict) and response.pop("is_replay", False) and replayed is None:
+        replayed = "response"
+    state["is_replay"] = replayed
 
 
 def _9_10(state: dict[str, Any]) -> None:
@@ -174,6 +210,8 @@ def _20_21(state: dict[str, Any]) -> None:
 
 
 _STEPS: dict[int, Callable[[dict[str, Any]], None]] = {
+    7: _7_8,
+    8: _8_9,
     9: _9_10,
     10: _10_11,
     11: _11_12,

@@ -47,8 +47,8 @@ FORMATS: tuple[Format, ...] = (
     Format(
         "mitm",
         "mitm",
-        "mitmproxy flow files (tnetstring flow states, formats 14 to 21; older states migrated step by step)",
-        "mitmproxy / mitmdump -w (7.x to 12.x)",
+        "mitmproxy flow files (tnetstring flow states, formats 7 to 21; older states migrated step by step)",
+        "mitmproxy / mitmdump -w (3.x to 12.x)",
         "data/before-fix/capture.mitm",
     ),
     Format(

@@ -72,10 +72,12 @@ MITM_VENV := lab/.venv-mitm
 captures: $(STAMP) $(MITM_VENV)/.installed lab/client/node_modules/.installed
 	$(BIN)/python lab/run.py
 
-# Re-record what the real pi-ai does with tool definitions (tests/fixtures/pi_ai); not part of `make test`.
-fixtures: lab/client/node_modules/.installed
+# Re-record what the real pi-ai does with tool definitions (tests/fixtures/pi_ai) and what the real DSH decides for
+# bash calls (tests/fixtures/dsh); not part of `make test`.
+fixtures: lab/client/node_modules/.installed lab/dsh-fixtures/node_modules/.installed
 	node lab/pi-ai-fixtures/generate.mjs --out tests/fixtures/pi_ai
 	node lab/pi-ai-fixtures/check.mjs --dir tests/fixtures/pi_ai
+	node lab/dsh-fixtures/generate.mjs --out tests/fixtures/dsh
 
 $(MITM_VENV)/.installed: lab/requirements-mitm.txt
 	$(PYTHON) -m venv $(MITM_VENV)
@@ -86,6 +88,10 @@ lab/client/node_modules/.installed: lab/client/package.json lab/client/package-l
 	npm ci --prefix lab/client --no-audit --no-fund
 	touch $@
 
+lab/dsh-fixtures/node_modules/.installed: lab/dsh-fixtures/package.json lab/dsh-fixtures/package-lock.json
+	npm ci --prefix lab/dsh-fixtures --no-audit --no-fund --legacy-peer-deps
+	touch $@
+
 # Re-pin every package after changing pyproject.toml dependencies.
 lock: $(STAMP)
 	$(BIN)/pip install --quiet uv
@@ -93,4 +99,4 @@ lock: $(STAMP)
 	sed -i '1i # Every package pinned, so nbval sees the same outputs everywhere. Regenerate with `make lock`.' requirements.lock
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis $(MITM_VENV) lab/client/node_modules lab/.work
+	rm -rf $(VENV) .pytest_cache .hypothesis $(MITM_VENV) lab/client/node_modules lab/dsh-fixtures/node_modules lab/.work

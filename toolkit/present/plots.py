@@ -14,6 +14,8 @@ functions: importing this module (or the CLI) does not load it.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from toolkit.analysis.triage import ERRORS, UNKNOWN
@@ -92,6 +94,10 @@ STRICT_COUNTS = declare(
 
 
 # ---- data behind the plots ----------------------------------------------------------------------
+
+
+# one legend style for every plot: outside the axes, small, no frame
+_LEGEND: dict[str, Any] = {"borderaxespad": 0, "fontsize": 8, "title_fontsize": 9, "frameon": False}
 
 
 def timeline_data(capture, *, by: str = "endpoint") -> pd.DataFrame:
@@ -292,10 +298,7 @@ def timeline(capture, *, ax=None, by: str = "endpoint"):
         title="outcome (colour)",
         loc="upper left",
         bbox_to_anchor=(1.01, 1.0),
-        borderaxespad=0,
-        fontsize=8,
-        title_fontsize=9,
-        frameon=False,
+        **_LEGEND,
     )
     ax.add_artist(first)
     ax.legend(
@@ -303,10 +306,7 @@ def timeline(capture, *, ax=None, by: str = "endpoint"):
         title="error layer (marker)",
         loc="lower left",
         bbox_to_anchor=(1.01, 0.0),
-        borderaxespad=0,
-        fontsize=8,
-        title_fontsize=9,
-        frameon=False,
+        **_LEGEND,
     )
     return ax
 
@@ -375,10 +375,7 @@ def errors_by_layer(capture, *, by: str = "endpoint", ax=None):
         title="layer",
         loc="upper left",
         bbox_to_anchor=(1.01, 1.0),
-        borderaxespad=0,
-        fontsize=8,
-        title_fontsize=9,
-        frameon=False,
+        **_LEGEND,
     )
     return ax
 
@@ -476,10 +473,7 @@ def strict_matrix(capture, *, ax=None, rows: str = "endpoint", cols: str = "api"
         title="strict state",
         loc="upper left",
         bbox_to_anchor=(1.01, 1.0),
-        borderaxespad=0,
-        fontsize=8,
-        title_fontsize=9,
-        frameon=False,
+        **_LEGEND,
     )
     return ax
 

@@ -27,10 +27,13 @@ from toolkit.wire.responses import (
     ResponseInfo,
     StreamMachine,
     _str,
+    add_tools,
     content_part,
     decode_tool,
     fail,
     finished_call,
+    not_an_object,
+    request_info,
     run_stream,
     text_part,
 )
@@ -51,14 +54,10 @@ _FINISH = {
 def decode_request(body: Any) -> RequestInfo:
     """Tools (nested under ``function``; legacy ``functions`` too) and one row per message part."""
     if not isinstance(body, dict):
-        return RequestInfo(None, None, issues=[Issue(REQUEST_BODY, "request is not a JSON object")])
-    info = RequestInfo(_str(body.get("model")), body.get("stream") if isinstance(body.get("stream"), bool) else None)
-    for key in ("tools", "functions"):
-        tools = body.get(key)
-        if isinstance(tools, list):
-            info.tools += [_legacy(t) if key == "functions" else decode_tool(t) for t in tools]
-        elif tools is not None:
-            info.issues.append(Issue(REQUEST_BODY, f"`{key}` is not a list"))
+        return not_an_object()
+    info = request_info(body)
+    add_tools(info, body, "tools", decode_tool)
+    add_tools(info, body, "functions", _legacy)
     messages = body.get("messages")
     if isinstance(messages, list):
         for i, msg in enumerate(messages):

@@ -31,10 +31,13 @@ from toolkit.wire.responses import (
     ResponseInfo,
     StreamMachine,
     _str,
+    add_tools,
     base64_size,
     data_url_info,
     fail,
     finished_call,
+    not_an_object,
+    request_info,
     run_stream,
     text_part,
 )
@@ -90,13 +93,9 @@ def decode_tool(t: Any) -> Tool:
 def decode_request(body: Any) -> RequestInfo:
     """Tools, ``tool_choice`` checked against them, ``system`` and one row per content block."""
     if not isinstance(body, dict):
-        return RequestInfo(None, None, issues=[Issue(REQUEST_BODY, "request is not a JSON object")])
-    info = RequestInfo(_str(body.get("model")), body.get("stream") if isinstance(body.get("stream"), bool) else None)
-    tools = body.get("tools")
-    if isinstance(tools, list):
-        info.tools += [decode_tool(t) for t in tools]
-    elif tools is not None:
-        info.issues.append(Issue(REQUEST_BODY, "`tools` is not a list"))
+        return not_an_object()
+    info = request_info(body)
+    add_tools(info, body, "tools", decode_tool)
     _tool_choice(body.get("tool_choice"), info)
     system = body.get("system")
     if isinstance(system, str):

@@ -6,7 +6,7 @@ each fact (a placeholder string, a data-URL rule) is written once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, overload
 
@@ -38,6 +38,7 @@ __all__ = [
     "ResponsesStream",
     "StreamMachine",
     "StreamResult",
+    "add_tools",
     "base64_size",
     "content_part",
     "data_url_info",
@@ -48,6 +49,8 @@ __all__ = [
     "fail",
     "finished_call",
     "has_placeholder",
+    "not_an_object",
+    "request_info",
     "run_stream",
     "text_part",
 ]
@@ -188,16 +191,31 @@ def decode_tool(t: Any) -> Tool:
     return Tool(_str(src.get("name")), strict_state(t), src.get("parameters"), _str(src.get("description")), kind)
 
 
+def not_an_object() -> RequestInfo:
+    """What every API's request decoder answers for a body that is not a JSON object."""
+    return RequestInfo(None, None, issues=[Issue(REQUEST_BODY, "request is not a JSON object")])
+
+
+def request_info(body: dict[str, Any]) -> RequestInfo:
+    """The fields every API's request names the same way: ``model`` and ``stream``."""
+    return RequestInfo(_str(body.get("model")), body.get("stream") if isinstance(body.get("stream"), bool) else None)
+
+
+def add_tools(info: RequestInfo, body: dict[str, Any], key: str, decode: Callable[[Any], Tool]) -> None:
+    """The tool list under ``key``, each decoded by ``decode``; a non-list is a ``request-body`` issue."""
+    tools = body.get(key)
+    if isinstance(tools, list):
+        info.tools += [decode(t) for t in tools]
+    elif tools is not None:
+        info.issues.append(Issue(REQUEST_BODY, f"`{key}` is not a list"))
+
+
 def decode_request(body: Any) -> RequestInfo:
     """Tools (including pi-ai's ``additional_tools`` input items) and one row per input part."""
     if not isinstance(body, dict):
-        return RequestInfo(None, None, issues=[Issue(REQUEST_BODY, "request is not a JSON object")])
-    info = RequestInfo(_str(body.get("model")), body.get("stream") if isinstance(body.get("stream"), bool) else None)
-    tools = body.get("tools")
-    if isinstance(tools, list):
-        info.tools += [decode_tool(t) for t in tools]
-    elif tools is not None:
-        info.issues.append(Issue(REQUEST_BODY, "`tools` is not a list"))
+        return not_an_object()
+    info = request_info(body)
+    add_tools(info, body, "tools", decode_tool)
     inp = body.get("input")
     if isinstance(inp, str):
         info.inputs.append(text_part(0, 0, "user", "message", "input_text", inp))

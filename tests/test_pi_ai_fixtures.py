@@ -4,18 +4,25 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from conftest import FIXTURES
 
+from toolkit.knowledge import pi_ai
+from toolkit.knowledge.pi_ai_strict import has_transform
 from toolkit.knowledge.pi_ai_tools import PiAiRefusal, convert_responses_tools
 from toolkit.layers.serialization import StrictSchemaError, convert_tools, make_strict, strict_state
 
 PI = FIXTURES / "pi_ai"
-CORPUS = {t["id"]: t for t in json.loads((PI / "corpus.json").read_text(encoding="utf-8"))["tools"]}
-MAKE_STRICT = json.loads((PI / "make_strict.json").read_text(encoding="utf-8"))
-DIRECT = json.loads((PI / "convert_direct.json").read_text(encoding="utf-8"))
-WIRE = json.loads((PI / "wire.json").read_text(encoding="utf-8"))
+load = lambda name: json.loads((PI / name).read_text(encoding="utf-8"))  # noqa: E731
+CORPUS = {t["id"]: t for t in load("corpus.json")["tools"]}
+#: makeStrictJsonSchema per version that has one (0.82.1 and 0.73.1 have none)
+MAKE_STRICT = {"1.6.0": load("make_strict.json"), "0.99.1": load("make_strict_0.99.1.json")}
+DIRECT = load("convert_direct.json")
+WIRE = load("wire.json")
+META = load("meta.json")
+NEW = ("0.82.1", "0.99.1")  # recorded like 1.6.0: direct calls and the whole api x compat x toolset grid
 
 
 def definition(tool_id: str, constrained=None) -> dict:
@@ -31,15 +38,48 @@ def same(a, b) -> bool:
     return json.dumps(a, ensure_ascii=False) == json.dumps(b, ensure_ascii=False)
 
 
-@pytest.mark.parametrize("case", MAKE_STRICT, ids=[c["id"] for c in MAKE_STRICT])
-def test_make_strict_matches_the_library(case):
+STRICT_CASES = [(v, c) for v, cases in MAKE_STRICT.items() for c in cases]
+
+
+@pytest.mark.parametrize(("version", "case"), STRICT_CASES, ids=[f"{v}-{c['id']}" for v, c in STRICT_CASES])
+def test_make_strict_matches_the_library(version, case):
     schema = CORPUS[case["id"]]["tool"]["parameters"]
     if case["ok"]:
-        assert same(make_strict(schema), case["schema"])
+        assert same(make_strict(schema, version), case["schema"])
     else:
         with pytest.raises(StrictSchemaError) as info:
-            make_strict(schema)
+            make_strict(schema, version)
         assert str(info.value) == case["error"]
+
+
+def test_make_strict_exists_exactly_where_the_library_has_it():
+    assert [v for v in pi_ai.VERSIONS if has_transform(v)] == sorted(MAKE_STRICT, key=pi_ai.VERSIONS.index)
+    for version in pi_ai.VERSIONS:
+        used = META["functionsUsed"][version]
+        assert ("makeStrictJsonSchema" in used) == has_transform(version), version
+        if not has_transform(version):
+            with pytest.raises(ValueError, match=f"pi-ai {version} has no strict transform"):
+                make_strict({"type": "object"}, version)
+
+
+def test_the_fixtures_record_every_modelled_version():
+    assert sorted(META["functionsUsed"]) == sorted(pi_ai.VERSIONS)
+    for version in pi_ai.VERSIONS:
+        assert DIRECT[version], version
+        assert any(c["piAi"] == version for c in WIRE["cells"]), version
+        assert META["packages"][f"pi-ai-{version}"] == pi_ai.release(version).package
+
+
+def test_an_unmodelled_version_is_refused_naming_the_modelled_ones():
+    for call in (
+        lambda: convert_tools([], api="openai-responses", pi_ai="1.3.0"),
+        lambda: make_strict({"type": "object"}, "1.3.0"),
+        lambda: pi_ai.plain_tool_strict("openai-responses", None, "1.3.0"),
+    ):
+        with pytest.raises(
+            ValueError, match=re.escape("pi-ai '1.3.0' is not modelled; choose one of 1.6.0, 0.73.1, 0.82.1, 0.99.1")
+        ):
+            call()
 
 
 def _direct_ids(version):
@@ -49,7 +89,7 @@ def _direct_ids(version):
     ]
 
 
-@pytest.mark.parametrize("version", ["1.6.0", "0.73.1"])
+@pytest.mark.parametrize("version", ["1.6.0", "0.73.1", *NEW])
 def test_convert_responses_tools_called_directly(version):
     for case in DIRECT[version]:
         tool = (
@@ -110,8 +150,9 @@ def test_the_fixtures_cover_every_cell_of_the_pi_ai_md_table():
     for api in ("openai-responses", "openai-codex-responses", "openai-completions"):
         for compat in ("null", "true", "false"):
             assert ("0.73.1", api, compat, "plain") in cells
-            for toolset in ("plain", "prefer", "require"):
-                assert ("1.6.0", api, compat, toolset) in cells
+            for version in ("1.6.0", *NEW):
+                for toolset in ("plain", "prefer", "require", "require-single"):
+                    assert (version, api, compat, toolset) in cells
 
     # and the bash column of docs/upstream.md#pi-ai-observed-strict, read off the real bodies
     def bash_strict(version, api, compat, toolset):
@@ -156,3 +197,14 @@ def test_the_fixtures_cover_every_cell_of_the_pi_ai_md_table():
         "false",
         "absent",
     ]
+
+
+@pytest.mark.parametrize("version", pi_ai.VERSIONS)
+def test_plain_tool_strict_is_what_every_plain_tool_carried(version):
+    """``pi_ai.plain_tool_strict`` (what config resolution reports per model) against every plain cell."""
+    plain = [c for c in CELLS if c["piAi"] == version and c["toolset"] == "plain"]
+    assert len(plain) == 9
+    for cell in plain:
+        compat = None if cell["compat"] is None else cell["compat"]["supportsStrictMode"]
+        states = {strict_state(t.get("function", t)) for t in cell["tools"]}
+        assert states == {pi_ai.plain_tool_strict(cell["api"], compat, version)}, _cell_id(cell)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import copy
+import json
+import re
 import sys
 
 import pandas as pd
 import pytest
-from conftest import REPO
+from conftest import FIXTURES, REPO
 
 from toolkit.layers.serialization import (
     COMPARE,
@@ -227,3 +229,62 @@ def test_compare_differences_are_the_declared_frame_also_when_identical_or_refus
         {"type": "function", "name": "bash", "parameters": BASH["parameters"]}, tool, api="openai-responses"
     )
     assert COMPARE.mismatches(refused.differences) == [] and list(refused.differences["kind"]) == ["not sent by pi-ai"]
+
+
+# ---- versions ---------------------------------------------------------------------------------
+
+PI = FIXTURES / "pi_ai"
+PREFER = {"type": "json_schema", "strict": "prefer"}
+WIRE_CELLS = json.loads((PI / "wire.json").read_text(encoding="utf-8"))["cells"]
+CORPUS_TOOLS = {t["id"]: t["tool"] for t in json.loads((PI / "corpus.json").read_text(encoding="utf-8"))["tools"]}
+
+
+def _sent_bash(version, api, compat, toolset):
+    cell = next(
+        c
+        for c in WIRE_CELLS
+        if not c.get("catalog") and (c["piAi"], c["api"], c["compat"], c["toolset"]) == (version, api, compat, toolset)
+    )
+    return next(t for t in cell["tools"] if t.get("function", t)["name"] == "bash")
+
+
+@pytest.mark.parametrize("version", ["1.6.0", "0.73.1", "0.82.1", "0.99.1"])
+def test_compare_recognises_what_each_version_really_sent(version):
+    """Every plain/prefer bash pi-ai ``version`` sent matches ``compare(..., pi_ai=version)``; the sent
+    parameters are named as pi-ai made them (its transform only where the version has one)."""
+    definition = {k: CORPUS_TOOLS["bash"][k] for k in ("name", "description", "parameters")}
+    for api in ("openai-responses", "openai-codex-responses", "openai-completions"):
+        for compat in (None, {"supportsStrictMode": True}, {"supportsStrictMode": False}):
+            for toolset in ("plain", "prefer") if version != "0.73.1" else ("plain",):
+                d = definition if toolset == "plain" else {**definition, "constrainedSampling": PREFER}
+                sent = _sent_bash(version, api, compat, toolset)
+                result = compare(sent, d, api=api, compat=compat, pi_ai=version)
+                assert result.matches, (version, api, compat, toolset, result)
+                transformed = sent.get("function", sent)["parameters"] != definition["parameters"]
+                assert result.parameters == ("pi-ai's strict transform" if transformed else "as defined")
+
+
+def test_compare_tells_0_82_1_from_1_6_0_on_completions():
+    """DSH's pi-ai (0.82.1) sends strict false on a custom completions route; 1.6.0 would send no key."""
+    sent = _sent_bash("0.82.1", "openai-completions", None, "plain")
+    against_160 = compare(sent, BASH, api="openai-completions", pi_ai="1.6.0")
+    assert list(against_160.differences["kind"]) == ["strict added"]
+    assert compare(sent, BASH, api="openai-completions", pi_ai="0.82.1").matches
+
+
+@pytest.mark.parametrize("version", ["1.6.0", "0.82.1", "0.99.1"])
+def test_variants_true_row_is_what_the_version_sends_under_prefer(version):
+    """The ``strict: true`` row's schema is the parameters pi-ai ``version`` really sent for bash under
+    ``prefer`` on a route that supports strict."""
+    row = variants(BASH, version).set_index("variant").loc["true, pi-ai's strict transform"]
+    sent = _sent_bash(version, "openai-responses", {"supportsStrictMode": True}, "prefer")
+    assert sent["strict"] is True
+    assert json.dumps(row["schema"]) == json.dumps(sent["parameters"])
+    assert VARIANTS.mismatches(variants(BASH, version)) == []
+
+
+def test_variants_refuse_an_unmodelled_version():
+    with pytest.raises(ValueError, match=re.escape("choose one of 1.6.0, 0.73.1, 0.82.1, 0.99.1")):
+        variants(BASH, "1.3.0")
+    with pytest.raises(ValueError, match="choose one of"):
+        compare({}, BASH, api="openai-responses", pi_ai="2.0.0")

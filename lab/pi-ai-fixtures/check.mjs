@@ -5,7 +5,8 @@
 //
 // Every expectation below is written from the document, never from the library. The § numbers in the labels
 // name the section checked: §2 = docs/upstream.md#pi-ai-tool-conversion, §3 = #pi-ai-strict-transform,
-// §4 = #pi-ai-constrained-sampling, §5 = #pi-ai-observed-strict, §10 = #pi-ai-0-73-1.
+// §4 = #pi-ai-constrained-sampling, §5 = #pi-ai-observed-strict, §10 = #pi-ai-0-73-1, §V = #pi-ai-versions
+// (0.82.1 and 0.99.1, whose records follow the 1.6.0 ones).
 // A FAIL line is a place where the real library (as recorded in the fixtures) differs from the document;
 // the library wins. NOTE lines are library behaviour the document does not state. Exit 1 on any FAIL.
 // Also: the DSH bash schema in corpus.json must equal lab/scenarios.py (checked via the lab venv when present),
@@ -27,6 +28,15 @@ const makeStrict = read("make_strict.json");
 const direct = read("convert_direct.json");
 const wire = read("wire.json");
 
+// docs/upstream.md#pi-ai-versions, as facts per version recorded like 1.6.0: where the transform's results are,
+// whether it has rule 4, what completions' detectCompat answers for a custom URL, which option defers a tool.
+const DOC_VERSIONS = {
+	"1.6.0": { makeStrict: "make_strict.json", rule4: true, completionsDefault: false, defer: "toolSearchResult" },
+	"0.82.1": { makeStrict: null, rule4: false, completionsDefault: true, defer: "deferLoading" },
+	"0.99.1": { makeStrict: "make_strict_0.99.1.json", rule4: false, completionsDefault: false, defer: "toolSearchResult" },
+};
+const NEW_VERSIONS = ["0.82.1", "0.99.1"];
+
 let pass = 0;
 const fails = [];
 const notes = [];
@@ -39,6 +49,9 @@ const note = (t) => notes.push(t);
 
 const entry = new Map(corpus.tools.map((e) => [e.id, e]));
 const strictOf = new Map(makeStrict.map((r) => [r.id, r]));
+const strictOfVersion = Object.fromEntries(
+	Object.entries(DOC_VERSIONS).map(([v, d]) => [v, d.makeStrict === null ? null : new Map(read(d.makeStrict).map((r) => [r.id, r]))]),
+);
 
 // ====================================================================== section 3: doc model of the transform
 const UNSUPPORTED = ["$ref", "$defs", "definitions", "allOf", "oneOf", "patternProperties", "dependentSchemas", "dependencies", "unevaluatedProperties", "propertyNames", "contains", "prefixItems", "not", "if", "then", "else"];
@@ -51,23 +64,23 @@ function allowsNull(s) {
 	if (s.const === null || (Array.isArray(s.enum) && s.enum.includes(null))) return true;
 	return Array.isArray(s.anyOf) && s.anyOf.some(allowsNull);
 }
-function docNode(s) {
+function docNode(s, rule4 = true) {
 	if (!isObj(s)) throw new DocError("boolean schemas are unsupported"); // rule 1
 	for (const k of UNSUPPORTED) if (s[k] !== undefined) throw new DocError(`${k} schemas are unsupported`); // rule 2
-	if (s.type === undefined && s.anyOf === undefined && s.enum === undefined) throw new DocError("schemas without a type are unsupported"); // rule 4
+	if (rule4 && s.type === undefined && s.anyOf === undefined && s.enum === undefined) throw new DocError("schemas without a type are unsupported"); // rule 4 (1.6.0)
 	if (s.anyOf !== undefined) {
 		// rule 5
 		if (!Array.isArray(s.anyOf) || s.anyOf.length === 0) throw new DocError("anyOf must contain at least one schema");
 		for (const v of s.anyOf) {
 			if (isObj(v) && (typesOf(v).includes("object") || typesOf(v).includes("array") || v.properties !== undefined || v.items !== undefined))
 				throw new DocError("object and array unions are unsupported");
-			docNode(v);
+			docNode(v, rule4);
 		}
 	}
 	if (s.items !== undefined) {
 		// rule 6
 		if (Array.isArray(s.items)) throw new DocError("tuple schemas are unsupported");
-		docNode(s.items);
+		docNode(s.items, rule4);
 	}
 	if (s.properties !== undefined && s.type !== "object") throw new DocError("properties require type object"); // rule 7
 	if (s.type !== "object") return;
@@ -79,30 +92,31 @@ function docNode(s) {
 	const req = new Set(s.required ?? []);
 	if ([...req].some((k) => !names.includes(k))) throw new DocError("required contains an unknown property");
 	for (const [k, p] of Object.entries(props)) {
-		docNode(p); // rule 9
+		docNode(p, rule4); // rule 9
 		if (!req.has(k) && !allowsNull(p)) props[k] = { anyOf: [p, { type: "null" }] };
 	}
 	s.required = names; // rule 10
 	s.additionalProperties = false; // rule 11
 }
-function docStrict(schema) {
+function docStrict(schema, rule4 = true) {
 	const c = structuredClone(schema);
 	if (!isObj(c)) throw new DocError("root schema must have type object"); // checked before rule 1
-	docNode(c);
+	docNode(c, rule4);
 	if (c.type !== "object") throw new DocError("root schema must have type object");
 	return c;
 }
 
-for (const e of corpus.tools) {
-	const lib = strictOf.get(e.id);
+for (const [version, d] of Object.entries(DOC_VERSIONS)) for (const e of d.makeStrict === null ? [] : corpus.tools) {
+	const lib = strictOfVersion[version].get(e.id);
 	let doc;
 	try {
-		doc = { ok: true, schema: docStrict(e.tool.parameters) };
+		doc = { ok: true, schema: docStrict(e.tool.parameters, d.rule4) };
 	} catch (err) {
 		if (!(err instanceof DocError)) throw err;
 		doc = { ok: false, error: err.message };
 	}
-	const label = `§3 makeStrictJsonSchema(${e.id})`;
+	if (version !== "1.6.0" && !doc.ok && doc.error.startsWith("(docs/upstream.md#pi-ai gives no message")) continue; // noted for 1.6.0
+	const label = version === "1.6.0" ? `§3 makeStrictJsonSchema(${e.id})` : `§V ${version} makeStrictJsonSchema(${e.id}) (no rule 4)`;
 	if (doc.ok && lib.ok) check(`${label}: output (incl. key order) matches the §3 rules`, S(doc.schema) === S(lib.schema), `doc ${S(doc.schema).slice(0, 300)}\n      lib ${S(lib.schema).slice(0, 300)}`);
 	else if (!doc.ok && !lib.ok) {
 		if (doc.error.startsWith("(docs/upstream.md#pi-ai gives no message")) note(`§3 ${e.id}: library message "${lib.error}" ${doc.error.slice(1, -1).replace("docs/upstream.md#pi-ai gives no message: ", "for: ")}`);
@@ -145,6 +159,11 @@ for (const e of corpus.tools) {
 	const before = S(input);
 	cs.makeStrictJsonSchema(input);
 	check("§3 makeStrictJsonSchema does not mutate its input", S(input) === before);
+	const cs099 = await import(pathToFileURL(path.resolve(HERE, "../client/node_modules/pi-ai-0.99.1/dist/api/constrained-sampling.js")).href);
+	cs099.makeStrictJsonSchema(input);
+	check("§V 0.99.1 makeStrictJsonSchema does not mutate its input", S(input) === before);
+	const cs082 = await import(pathToFileURL(path.resolve(HERE, "../client/node_modules/pi-ai-0.82.1/dist/api/constrained-sampling.js")).href);
+	check("§V 0.82.1 dist/api/constrained-sampling.js has no makeStrictJsonSchema", !("makeStrictJsonSchema" in cs082) && "resolveJsonSchemaStrictSampling" in cs082);
 	if (!("UnsupportedStrictJsonSchemaError" in cs)) note("§3 UnsupportedStrictJsonSchemaError is NOT exported by dist/api/constrained-sampling.js (nor anywhere in dist); its instances have .name \"Error\" (the class sets no name)");
 }
 
@@ -200,6 +219,36 @@ for (const [options, plainStrict, preferStrict, preferT] of DOC_DIRECT) {
 	const ko = row160(null, "bash", null).result[0];
 	check("§2 function tool key order type,name,description,parameters,strict", S(Object.keys(ko)) === S(["type", "name", "description", "parameters", "strict"]), S(Object.keys(ko)));
 }
+// §V 0.82.1 and 0.99.1 direct: the §2 table's strict values; transformed as in 1.6.0 where the version has a transform,
+// never in 0.82.1 (a direct {strict:true} on an untransformable schema then succeeds); deferral by the version's option.
+for (const version of NEW_VERSIONS) {
+	const d = DOC_VERSIONS[version];
+	const sv = strictOfVersion[version];
+	const row = (options, tool, cs) => direct[version].find((r) => dKey(r.options) === dKey(options) && r.tool === tool && S(r.constrainedSampling) === S(cs));
+	const transformedBy = (id, params) => (sv === null ? false : S(params) === S(sv.get(id).schema));
+	for (const [options, plainStrict, preferStrict, preferT] of DOC_DIRECT) {
+		const plain = row(options, "bash", null);
+		const prefer = row(options, "bash", PREFER);
+		const plainT = sv !== null && options?.strict === true;
+		const preferTT = sv !== null && preferT;
+		check(`§V ${version} direct ${dKey(options)} plain bash: strict ${S(plainStrict)}, ${plainT ? "transformed" : "unchanged"}`, plain.ok && strictState(plain.result[0]) === plainStrict && (plainT ? transformedBy("bash", plain.result[0].parameters) : isOriginal("bash", plain.result[0].parameters)), S(plain.result?.[0] && { strict: strictState(plain.result[0]) }));
+		check(`§V ${version} direct ${dKey(options)} prefer bash: strict ${S(preferStrict)}, ${preferTT ? "transformed" : "unchanged"}`, prefer.ok && strictState(prefer.result[0]) === preferStrict && (preferTT ? transformedBy("bash", prefer.result[0].parameters) : isOriginal("bash", prefer.result[0].parameters)), S(prefer.result?.[0] && { strict: strictState(prefer.result[0]) }));
+	}
+	const r = row({ strict: true }, "kw_oneOf", null);
+	if (sv === null) check(`§V ${version} direct {strict:true} on a oneOf schema: strict true, schema unchanged (no transform)`, r.ok && r.result[0].strict === true && isOriginal("kw_oneOf", r.result[0].parameters), S(r).slice(0, 200));
+	else check(`§V ${version} direct {strict:true} on a oneOf schema throws "oneOf schemas are unsupported"`, !r.ok && r.error === "oneOf schemas are unsupported", S(r).slice(0, 200));
+	const rq = row({}, "kw_oneOf", REQUIRE);
+	if (sv === null) check(`§V ${version} require + oneOf schema, strict supported: strict true, schema unchanged`, rq.ok && rq.result[0].strict === true && isOriginal("kw_oneOf", rq.result[0].parameters), S(rq).slice(0, 200));
+	else check(`§V ${version} require + oneOf schema throws the §4 text`, !rq.ok && rq.error === 'Tool "kw_oneOf" requires JSON-schema constrained sampling, but oneOf schemas are unsupported.', rq.error);
+	const rq2 = row({ supportsStrictMode: false }, "bash", REQUIRE);
+	check(`§V ${version} require + strict unsupported throws '... but strict tools are unsupported.'`, !rq2.ok && rq2.error === 'Tool "bash" requires JSON-schema constrained sampling, but strict tools are unsupported.', rq2.error);
+	for (const opt of ["toolSearchResult", "deferLoading"]) {
+		const want = opt === d.defer;
+		const f = row({ [opt]: true }, "bash", null);
+		const g = direct[version].find((x) => x.tool === "grammar_lark" && x.options?.supportsOpenAIGrammarTools && x.options[opt]);
+		check(`§V ${version} {${opt}:true}: defer_loading ${want ? "true" : "absent"} on a function tool and a grammar tool`, f.ok && g.ok && (f.result[0].defer_loading === true) === want && (g.result[0].defer_loading === true) === want && g.result[0].type === "custom", S([f.result?.[0]?.defer_loading, g.result?.[0]?.defer_loading]));
+	}
+}
 // §10 0.73.1 direct
 for (const [options, want] of [[null, false], [{}, false], [{ strict: null }, null], [{ strict: true }, true], [{ strict: false }, false]]) {
 	for (const r of direct["0.73.1"].filter((x) => dKey(x.options) === dKey(options))) {
@@ -213,7 +262,12 @@ function toolList(cell) {
 	const raw = Array.isArray(cell.tools) ? cell.tools : [...(cell.tools.tools ?? []), ...(cell.tools.additional_tools ?? []).flat()];
 	return raw.map((t) => (t.function ? { name: t.function.name, parameters: t.function.parameters, strict: strictState(t.function), keys: Object.keys(t.function), outer: Object.keys(t) } : { name: t.name, parameters: t.parameters, strict: strictState(t), keys: Object.keys(t) }));
 }
-const isSupported = (version, api, compat) => (version === "0.73.1" ? null : api === "openai-codex-responses" ? compat?.supportsStrictMode !== false : compat?.supportsStrictMode === true);
+const isSupported = (version, api, compat) =>
+	version === "0.73.1"
+		? null
+		: api === "openai-codex-responses" || (api === "openai-completions" && DOC_VERSIONS[version].completionsDefault)
+			? compat?.supportsStrictMode !== false
+			: compat?.supportsStrictMode === true;
 const defaultStrictFor = (api) => (api === "openai-codex-responses" ? null : false);
 const cellName = (c) => `${c.piAi} ${c.catalog ?? c.api} compat=${c.catalog ? "catalog" : S(c.compat?.supportsStrictMode ?? "unset")} ${c.toolset}${c.tool ? `:${c.tool}` : ""}`;
 
@@ -227,10 +281,17 @@ for (const c of wire.cells) {
 		continue;
 	}
 	const supported = c.catalog ? (c.catalog.startsWith("openai-codex/") ? c.compat?.supportsStrictMode !== false : c.compat?.supportsStrictMode === true) : isSupported(c.piAi, c.api, c.compat);
+	const sv = strictOfVersion[c.piAi]; // null: no transform, strict true sends the schema as defined
+	const vlabel = c.piAi === "1.6.0" ? "" : "§V ";
 	if (c.toolset === "require-single") {
-		const reason = supported ? strictOf.get(c.tool).error : "strict tools are unsupported";
-		const msg = `Tool "${entry.get(c.tool).tool.name}" requires JSON-schema constrained sampling, but ${reason}.`;
-		check(`§4/§5 ${name}: error before any request`, !c.ok && c.stopReason === "error" && !c.thrownSynchronously && c.requests === 0 && c.error === msg, `got ok=${c.ok} stop=${c.stopReason} requests=${c.requests} error=${S(c.error)}`);
+		const refusal = !supported ? "strict tools are unsupported" : sv === null ? null : sv.get(c.tool).ok ? null : sv.get(c.tool).error;
+		if (refusal === null) {
+			const t = toolList(c)[0];
+			check(`${vlabel}§4/§5 ${name}: sent, strict true, ${sv === null ? "schema unchanged" : "transformed"}`, c.ok && c.requests === 1 && t?.strict === true && (sv === null ? isOriginal(c.tool, t.parameters) : S(t.parameters) === S(sv.get(c.tool).schema)), `got ok=${c.ok} requests=${c.requests} error=${S(c.error)}`);
+			continue;
+		}
+		const msg = `Tool "${entry.get(c.tool).tool.name}" requires JSON-schema constrained sampling, but ${refusal}.`;
+		check(`${vlabel}§4/§5 ${name}: error before any request`, !c.ok && c.stopReason === "error" && !c.thrownSynchronously && c.requests === 0 && c.error === msg, `got ok=${c.ok} stop=${c.stopReason} requests=${c.requests} error=${S(c.error)}`);
 		continue;
 	}
 	if (c.toolset === "require" && !supported) {
@@ -240,18 +301,18 @@ for (const c of wire.cells) {
 	check(`§5 ${name}: one request, completed`, c.ok && c.requests === 1, `ok=${c.ok} requests=${c.requests} error=${S(c.error)}`);
 	const bad = [];
 	for (const t of tools) {
-		const transformable = strictOf.get(t.name).ok;
+		const transformable = sv === null || sv.get(t.name).ok;
 		let want;
 		let wantT;
 		if (!supported) [want, wantT] = ["absent", false];
 		else if (c.toolset === "plain") [want, wantT] = [defaultStrictFor(c.api), false];
-		else if (transformable) [want, wantT] = [true, true];
+		else if (transformable) [want, wantT] = [true, sv !== null];
 		else [want, wantT] = [defaultStrictFor(c.api), false]; // prefer fallback
-		const paramsOk = wantT ? isTransformed(t.name, t.parameters) : isOriginal(t.name, t.parameters);
+		const paramsOk = wantT ? S(t.parameters) === S(sv.get(t.name).schema) : isOriginal(t.name, t.parameters);
 		if (t.strict !== want || !paramsOk) bad.push(`${t.name}: strict ${S(t.strict)} (want ${S(want)}), ${paramsOk ? "params ok" : `params ${wantT ? "not transformed" : "changed"}`}`);
 	}
 	const bash = tools.find((t) => t.name === "bash");
-	check(`§5 ${name}: bash strict=${S(bash?.strict)}${bash && isTransformed("bash", bash.parameters) ? " T" : ""}; all ${tools.length} tools as the table says`, bad.length === 0 && tools.length > 0, bad.slice(0, 4).join("; "));
+	check(`${vlabel}§5 ${name}: bash strict=${S(bash?.strict)}${bash && isTransformed("bash", bash.parameters) ? " T" : ""}; all ${tools.length} tools as the table says`, bad.length === 0 && tools.length > 0, bad.slice(0, 4).join("; "));
 }
 // the four §5 headline cells, spelled out
 const cell = (v, api, compat, toolset) => wire.cells.find((c) => !c.catalog && c.piAi === v && c.api === api && S(c.compat?.supportsStrictMode ?? "unset") === S(compat) && c.toolset === toolset);
@@ -282,7 +343,7 @@ for (const c of wire.cells.filter((x) => x.body)) {
 			const sys = b.input.find((i) => i.role === "system" || i.role === "developer");
 			if (!c.catalog) check(`§6 ${name}: system prompt is the leading input item`, b.input[0] === sys && b.input[0].role === "system", S(b.input[0]).slice(0, 120));
 		} else {
-			check(`§10 ${name}: top-level instructions = system prompt, tool_choice auto`, typeof b.instructions === "string" && b.instructions.length > 0 && b.tool_choice === "auto" && b.input[0].role === "user", S(keys));
+			check(`${c.piAi === "0.73.1" ? "§10" : "§V"} ${name}: top-level instructions = system prompt, tool_choice auto`, typeof b.instructions === "string" && b.instructions.length > 0 && b.tool_choice === "auto" && b.input[0].role === "user", S(keys));
 		}
 	} else {
 		check(`§6 ${name}: POST /v1/chat/completions, keys model,messages,stream,stream_options{include_usage},store,tools`, S(c.http) === S([{ method: "POST", path: "/v1/chat/completions" }]) && S(keys) === S(["model", "messages", "stream", "stream_options", "store", "tools"]) && b.stream_options?.include_usage === true && b.store === false, S(keys));

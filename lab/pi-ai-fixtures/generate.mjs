@@ -5,13 +5,15 @@
 //
 // Writes (2-space JSON, key order as produced, no timestamps; regenerating gives identical bytes):
 //   corpus.json          the tool definitions (corpus.mjs), double-application entries filled in by 1.6.0
-//   make_strict.json     1.6.0 makeStrictJsonSchema on every corpus schema
-//   convert_direct.json  convertResponsesTools called directly (1.6.0 and 0.73.1)
-//   wire.json            request bodies pi-ai sent through its providers to a loopback server
-//   meta.json            versions, command, file list
+//   make_strict.json         1.6.0 makeStrictJsonSchema on every corpus schema
+//   make_strict_0.99.1.json  0.99.1 makeStrictJsonSchema on every corpus schema (0.82.1 and 0.73.1 have no transform)
+//   convert_direct.json      convertResponsesTools called directly (1.6.0, 0.73.1, 0.82.1, 0.99.1)
+//   wire.json                request bodies pi-ai sent through its providers to a loopback server
+//   meta.json                versions, command, file list
 //
-// pi-ai is resolved from lab/client/node_modules (one install; aliases pi-ai-1.6.0 and pi-ai-0.73.1), by file
-// path into dist/ (0.73.1 does not export openai-responses-shared, so bare specifiers would not reach it).
+// pi-ai is resolved from lab/client/node_modules (one install; aliases pi-ai-1.6.0, pi-ai-0.73.1, pi-ai-0.82.1 and
+// pi-ai-0.99.1), by file path into dist/ (0.73.1 does not export openai-responses-shared, so bare specifiers would
+// not reach it). 0.82.1 is the version DSH 0.1.0-rc.8 resolves (`^0.82.1`); 0.99.1 is the newest 0.x.
 // Network: only the 127.0.0.1 server started here. Keys are fake.
 
 import { mkdir, readFile, writeFile } from "node:fs/promises";
@@ -24,7 +26,8 @@ import { CORPUS } from "./corpus.mjs";
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, "../..");
 const NM = path.resolve(HERE, "../client/node_modules");
-const PKG = { "1.6.0": "pi-ai-1.6.0", "0.73.1": "pi-ai-0.73.1" };
+const PKG = { "1.6.0": "pi-ai-1.6.0", "0.73.1": "pi-ai-0.73.1", "0.82.1": "pi-ai-0.82.1", "0.99.1": "pi-ai-0.99.1" };
+const NEW_VERSIONS = ["0.82.1", "0.99.1"]; // recorded like 1.6.0, appended after the 1.6.0/0.73.1 records
 const load = (version, rel) => import(pathToFileURL(path.join(NM, PKG[version], "dist", rel)).href);
 
 const APIS = ["openai-responses", "openai-codex-responses", "openai-completions"];
@@ -53,6 +56,10 @@ const cs160 = await load("1.6.0", "api/constrained-sampling.js");
 const shared160 = await load("1.6.0", "api/openai-responses-shared.js");
 const transcript160 = await load("1.6.0", "utils/transcript.js");
 const shared073 = await load("0.73.1", "providers/openai-responses-shared.js");
+const cs099 = await load("0.99.1", "api/constrained-sampling.js");
+const shared082 = await load("0.82.1", "api/openai-responses-shared.js");
+const shared099 = await load("0.99.1", "api/openai-responses-shared.js");
+const transcript099 = await load("0.99.1", "utils/transcript.js");
 const USED = {
 	"1.6.0": {
 		makeStrictJsonSchema: "dist/api/constrained-sampling.js makeStrictJsonSchema",
@@ -68,13 +75,29 @@ const USED = {
 		"openai-codex-responses": "dist/providers/openai-codex-responses.js streamOpenAICodexResponses",
 		"openai-completions": "dist/providers/openai-completions.js streamOpenAICompletions",
 	},
+	"0.82.1": {
+		convertResponsesTools: "dist/api/openai-responses-shared.js convertResponsesTools",
+		"openai-responses": "dist/api/openai-responses.js stream",
+		"openai-codex-responses": "dist/api/openai-codex-responses.js stream",
+		"openai-completions": "dist/api/openai-completions.js stream",
+	},
+	"0.99.1": {
+		makeStrictJsonSchema: "dist/api/constrained-sampling.js makeStrictJsonSchema",
+		convertResponsesTools: "dist/api/openai-responses-shared.js convertResponsesTools",
+		normalizeContext: "dist/utils/transcript.js normalizeContext",
+		"openai-responses": "dist/api/openai-responses.js stream",
+		"openai-codex-responses": "dist/api/openai-codex-responses.js stream",
+		"openai-completions": "dist/api/openai-completions.js stream",
+	},
 };
 
 async function loadStream(version, api) {
-	if (version === "1.6.0") {
+	if (version === "1.6.0" || version === "0.99.1") {
 		const mod = await load(version, `api/${api}.js`);
-		return (model, context, options) => mod.stream(model, transcript160.normalizeContext(context), options);
+		const transcript = version === "1.6.0" ? transcript160 : transcript099;
+		return (model, context, options) => mod.stream(model, transcript.normalizeContext(context), options);
 	}
+	if (version === "0.82.1") return (await load(version, `api/${api}.js`)).stream; // takes the context as given
 	const mod = await load(version, `providers/${api}.js`);
 	return {
 		"openai-responses": mod.streamOpenAIResponses,
@@ -102,13 +125,16 @@ for (const entry of CORPUS) {
 const corpus = { generator: "lab/pi-ai-fixtures/generate.mjs (corpus.mjs)", tools: CORPUS };
 
 // ------------------------------------------------------------------ 2. make_strict
-const makeStrict = CORPUS.map((entry) => {
-	try {
-		return { id: entry.id, ok: true, schema: cs160.makeStrictJsonSchema(entry.tool.parameters) };
-	} catch (err) {
-		return { id: entry.id, ok: false, ...errorRecord(err) };
-	}
-});
+const strictRecords = (makeStrictJsonSchema) =>
+	CORPUS.map((entry) => {
+		try {
+			return { id: entry.id, ok: true, schema: makeStrictJsonSchema(entry.tool.parameters) };
+		} catch (err) {
+			return { id: entry.id, ok: false, ...errorRecord(err) };
+		}
+	});
+const makeStrict = strictRecords(cs160.makeStrictJsonSchema);
+const makeStrict099 = strictRecords(cs099.makeStrictJsonSchema);
 const transformable = new Set(makeStrict.filter((r) => r.ok).map((r) => r.id));
 
 // ------------------------------------------------------------------ 3. direct convertResponsesTools
@@ -171,10 +197,24 @@ for (const options of [undefined, {}, { strict: null }, { strict: true }, { stri
 		direct073.push(direct(shared073.convertResponsesTools, options, t));
 	}
 }
+// 0.82.1 and 0.99.1: the 1.6.0 calls, then the grammar tool and a plain tool with each deferral option
+// (0.82.1 reads options.deferLoading, 0.99.1 and 1.6.0 read options.toolSearchResult).
+const GRAMMAR_OPTIONS_NEW = [undefined, { supportsOpenAIGrammarTools: true }, { supportsOpenAIGrammarTools: true, toolSearchResult: true }, { supportsOpenAIGrammarTools: true, deferLoading: true }];
+function directNew(convert) {
+	const out = [];
+	for (const options of DIRECT_OPTIONS_160) for (const t of DIRECT_TOOLS_160) out.push(direct(convert, options, t));
+	for (const options of GRAMMAR_OPTIONS_NEW) {
+		out.push(direct(convert, options, { tool: "grammar_lark", constrainedSampling: grammarTool.constrainedSampling, def: grammarTool, extra: true }));
+	}
+	for (const options of [{ toolSearchResult: true }, { deferLoading: true }]) out.push(direct(convert, options, { tool: "bash", constrainedSampling: null, def: bash, extra: true }));
+	return out;
+}
 const convertDirect = {
 	note: "Each call converts ONE tool. options null with optionsGiven false = called with no second argument. extra = beyond the docs/upstream.md#pi-ai-tool-conversion table.",
 	"1.6.0": direct160,
 	"0.73.1": direct073,
+	"0.82.1": directNew(shared082.convertResponsesTools),
+	"0.99.1": directNew(shared099.convertResponsesTools),
 };
 
 // ------------------------------------------------------------------ 4. wire
@@ -259,7 +299,7 @@ function toolsOf(body) {
 
 // Catalog models: the library's own entry, only baseUrl pointed at the loopback server.
 async function findCatalog(version, provider, id) {
-	if (version === "0.73.1") return (await load(version, "models.js")).getModel(provider, id);
+	if (version === "0.73.1") return (await load(version, "models.js")).getModel(provider, id); // 0.82.1 on: per provider
 	const mod = await load(version, `providers/${provider}.models.js`);
 	const list = Object.values(provider === "openai" ? mod.OPENAI_MODELS : mod.OPENAI_CODEX_MODELS);
 	return list.find((m) => m.id === id);
@@ -273,7 +313,12 @@ const CATALOG = [
 	["1.6.0", "openai-codex", "gpt-5.6-luna"],
 	["0.73.1", "openai", "gpt-4.1"],
 	["0.73.1", "openai-codex", "gpt-5.5"],
+	["0.82.1", "openai", "gpt-4.1"],
+	["0.82.1", "openai-codex", "gpt-5.6-luna"],
+	["0.99.1", "openai", "gpt-4.1"],
+	["0.99.1", "openai-codex", "gpt-5.6-luna"],
 ];
+const hasConstrainedSampling = (version) => version !== "0.73.1";
 
 let cellNo = 0;
 async function runCell({ version, api, compat, toolset, tool, tools, catalog }) {
@@ -328,11 +373,11 @@ const preferTools = CORPUS.map((e) => withCS(e.tool, PREFER)); // transformable 
 const requireTools = plainTools.map((t) => withCS(t, REQUIRE));
 
 const cells = [];
-for (const version of ["1.6.0", "0.73.1"]) {
+async function gridCells(version) {
 	for (const api of APIS) {
 		for (const compat of COMPATS) {
 			cells.push(await runCell({ version, api, compat, toolset: "plain", tools: plainTools }));
-			if (version !== "1.6.0") continue;
+			if (!hasConstrainedSampling(version)) continue;
 			cells.push(await runCell({ version, api, compat, toolset: "prefer", tools: preferTools }));
 			cells.push(await runCell({ version, api, compat, toolset: "require", tools: requireTools }));
 			for (const e of refused) {
@@ -341,19 +386,26 @@ for (const version of ["1.6.0", "0.73.1"]) {
 		}
 	}
 }
-for (const [version, provider, id] of CATALOG) {
+async function catalogCells(version, provider, id) {
 	const catalog = await findCatalog(version, provider, id);
 	if (!catalog) throw new Error(`catalog model ${provider}/${id} not found in pi-ai ${version}`);
-	for (const [toolset, tools] of version === "1.6.0" ? [["plain", plainTools], ["prefer", preferTools], ["require", requireTools]] : [["plain", plainTools]]) {
+	for (const [toolset, tools] of hasConstrainedSampling(version) ? [["plain", plainTools], ["prefer", preferTools], ["require", requireTools]] : [["plain", plainTools]]) {
 		cells.push(await runCell({ version, api: catalog.api, toolset, tools, catalog }));
 	}
+}
+// 1.6.0 and 0.73.1 first (their records, in their original order), then each newer-modelled version, grid then catalog.
+for (const version of ["1.6.0", "0.73.1"]) await gridCells(version);
+for (const [version, provider, id] of CATALOG) if (!NEW_VERSIONS.includes(version)) await catalogCells(version, provider, id);
+for (const version of NEW_VERSIONS) {
+	await gridCells(version);
+	for (const [v, provider, id] of CATALOG) if (v === version) await catalogCells(v, provider, id);
 }
 const wire = {
 	note:
 		"Custom model gw-coder (input [text], no catalog entry) with a custom 127.0.0.1 baseUrl. compat null = model has no compat. " +
 		"toolset plain = transformable corpus tools (make_strict ok) without constrainedSampling; prefer = ALL corpus tools with " +
 		'constrainedSampling {type:"json_schema",strict:"prefer"}; require = transformable tools with strict "require"; ' +
-		"require-single = one untransformable tool with require. tools = body.tools (or {tools, additional_tools} when the body " +
+		"require-single = one tool untransformable by 1.6.0 with require (0.82.1 has no transform; 0.99.1 has no rule 4). tools = body.tools (or {tools, additional_tools} when the body " +
 		"carries an additional_tools input item). http paths are relative to the per-cell prefix. Cells with `catalog` use the " +
 		"library's catalog model (its own compat) with only baseUrl replaced.",
 	toolsets: {
@@ -372,12 +424,16 @@ const pretty = (v) => `${JSON.stringify(v, null, 2)}\n`;
 const files = {
 	"corpus.json": pretty(corpus),
 	"make_strict.json": pretty(makeStrict),
+	"make_strict_0.99.1.json": pretty(makeStrict099),
 	"convert_direct.json": pretty(convertDirect),
 	"wire.json": pretty(wire),
 };
 const pkgVersion = async (dir) => JSON.parse(await readFile(path.join(NM, dir, "package.json"), "utf8"));
+const openaiFor = async (dir) => (await pkgVersion(`${dir}/node_modules/openai`).catch(() => pkgVersion("openai"))).version;
 const p160 = await pkgVersion(PKG["1.6.0"]);
 const p073 = await pkgVersion(PKG["0.73.1"]);
+const p082 = await pkgVersion(PKG["0.82.1"]);
+const p099 = await pkgVersion(PKG["0.99.1"]);
 const meta = {
 	generator: "lab/pi-ai-fixtures/generate.mjs",
 	command: "node lab/pi-ai-fixtures/generate.mjs --out tests/fixtures/pi_ai",
@@ -385,14 +441,19 @@ const meta = {
 	packages: {
 		"pi-ai-1.6.0": `${p160.name}@${p160.version}`,
 		"pi-ai-0.73.1": `${p073.name}@${p073.version}`,
+		"pi-ai-0.82.1": `${p082.name}@${p082.version}`,
+		"pi-ai-0.99.1": `${p099.name}@${p099.version}`,
 		"openai (used by 0.73.1)": (await pkgVersion("openai")).version,
 		"openai (used by 1.6.0)": (await pkgVersion(`${PKG["1.6.0"]}/node_modules/openai`)).version,
+		"openai (used by 0.82.1)": await openaiFor(PKG["0.82.1"]),
+		"openai (used by 0.99.1)": await openaiFor(PKG["0.99.1"]),
 	},
 	resolvedFrom: "lab/client/node_modules",
 	functionsUsed: USED,
 	notes: [
 		"1.6.0 UnsupportedStrictJsonSchemaError is not exported; errorName is err.constructor.name (err.name is the inherited \"Error\").",
 		"On node >= 22.15 Codex bodies are zstd-compressed; the server decompresses them, so body is always the JSON sent.",
+		"0.82.1 has no makeStrictJsonSchema (dist/api/constrained-sampling.js exports only resolveJsonSchemaStrictSampling and grammar helpers), so it has no make_strict file.",
 	],
 	files: [...Object.keys(files), "meta.json"],
 };

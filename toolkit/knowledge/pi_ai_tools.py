@@ -1,6 +1,7 @@
 """What pi-ai's providers put in the ``tools`` array, per api, compat and version.
 
-Notes: ``docs/upstream.md``, sections "pi-ai-tool-conversion" and "pi-ai-constrained-sampling".
+Notes: ``docs/upstream.md``, sections "pi-ai-tool-conversion", "pi-ai-constrained-sampling" and
+"pi-ai-versions". What differs between versions is a row of ``pi_ai.RELEASES``, not a branch here.
 
 The resolution order is pi-ai's: the provider resolves ``supportsStrictMode`` (``STRICT_MODE_DEFAULT``
 unless compat says otherwise), ``resolveJsonSchemaStrictSampling`` decides a tool's ``strict`` from its
@@ -13,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolkit.errors import InputError
-from toolkit.knowledge.pi_ai import DEFAULT_VERSION, STRICT_MODE_DEFAULT
+from toolkit.knowledge.pi_ai import DEFAULT_VERSION, release
 from toolkit.knowledge.pi_ai_strict import StrictSchemaError, make_strict
 
 __all__ = [
@@ -39,24 +40,35 @@ def require_unmet(name: str | None, reason: str) -> str:
     return f'Tool "{name}" requires JSON-schema constrained sampling, but {reason}.'
 
 
-def supports_strict_mode(api: str, compat: dict[str, Any] | None) -> bool:
-    """The provider's resolved ``supportsStrictMode`` (1.6.0)."""
+def supports_strict_mode(api: str, compat: dict[str, Any] | None, version: str = DEFAULT_VERSION) -> bool:
+    """The provider's resolved ``supportsStrictMode`` (compat's value where the provider reads it, else
+    the version's default)."""
+    rel = release(version)
     value = (compat or {}).get("supportsStrictMode")
-    return STRICT_MODE_DEFAULT[api][0] if value is None else bool(value)
+    if value is None or api not in rel.reads_compat:
+        return rel.strict_mode_default[api][0]
+    return bool(value)
 
 
-def resolve_strict(tool: dict[str, Any], supported: bool) -> tuple[bool | None, dict[str, Any] | None]:
-    """``resolveJsonSchemaStrictSampling``: ``(True, transformed schema)`` or ``(None, None)`` to fall back."""
+def resolve_strict(
+    tool: dict[str, Any], supported: bool, version: str = DEFAULT_VERSION
+) -> tuple[bool | None, dict[str, Any] | None]:
+    """``resolveJsonSchemaStrictSampling``: ``(True, parameters to send)`` or ``(None, None)`` to fall
+    back. Without a transform (0.82.1) the parameters are sent as defined and nothing is refused but
+    an unsupported strict mode."""
+    rel = release(version)
     cs = tool.get("constrainedSampling")
-    if not isinstance(cs, dict) or cs.get("type") != "json_schema":
+    if not rel.constrained_sampling or not isinstance(cs, dict) or cs.get("type") != "json_schema":
         return None, None
     mode = cs.get("strict", "prefer")
     if not supported:
         if mode == "require":
             raise PiAiRefusal(require_unmet(tool.get("name"), "strict tools are unsupported"))
         return None, None
+    if rel.transform is None:
+        return True, tool.get("parameters")
     try:
-        return True, make_strict(tool.get("parameters"))
+        return True, make_strict(tool.get("parameters"), version)
     except StrictSchemaError as exc:
         if mode == "require":
             raise PiAiRefusal(require_unmet(tool.get("name"), str(exc))) from None
@@ -69,40 +81,41 @@ def convert_responses_tools(
     """``convertResponsesTools`` called directly. A key missing from ``options`` is JavaScript's
     ``undefined``; the local defaults apply only then (``strict`` → ``false``, ``supportsStrictMode``
     → ``true``), and no provider ever leaves ``supportsStrictMode`` undefined."""
+    rel = release(version)
     opts = options or {}
-    if version == "0.73.1":  # no transform, no constrainedSampling: `strict ?? false`, null kept
-        strict = opts.get("strict", False) if "strict" in opts else False
+    default_strict = opts.get("strict", False)
+    if not rel.constrained_sampling:  # no supportsStrictMode, no constrainedSampling: `strict ?? false`, null kept
         return [
             {
                 "type": "function",
                 "name": t.get("name"),
                 "description": t.get("description"),
                 "parameters": t.get("parameters"),
-                "strict": strict,
+                "strict": default_strict,
             }
             for t in tools
         ]
-    default_strict = opts.get("strict", False)
     supported = True if opts.get("supportsStrictMode") is None else bool(opts["supportsStrictMode"])
     grammar = bool(opts.get("supportsOpenAIGrammarTools"))
+    deferred = bool(rel.defer_option and opts.get(rel.defer_option))
     out = []
     for tool in tools:
         cs = tool.get("constrainedSampling")
         if grammar and isinstance(cs, dict) and cs.get("type") == "grammar":
-            out.append(_grammar_tool(tool, cs, bool(opts.get("toolSearchResult"))))
+            out.append(_grammar_tool(tool, cs, deferred))
             continue
-        strict, transformed = resolve_strict(tool, supported)
+        strict, sent = resolve_strict(tool, supported, version)
         if strict is None:
-            strict = default_strict
-            if strict is True:  # a direct `strict: true` transforms too, and may throw uncaught
-                transformed = make_strict(tool.get("parameters"))
+            strict, sent = default_strict, tool.get("parameters")
+            if strict is True and rel.transform is not None:  # a direct `strict: true` transforms too, may throw
+                sent = make_strict(tool.get("parameters"), version)
         entry: dict[str, Any] = {
             "type": "function",
             "name": tool.get("name"),
             "description": tool.get("description"),
-            "parameters": transformed if strict is True else tool.get("parameters"),
+            "parameters": sent,
         }
-        if opts.get("toolSearchResult"):
+        if deferred:
             entry["defer_loading"] = True
         if supported:
             entry["strict"] = strict
@@ -130,38 +143,33 @@ def convert_tools(
     tools: list[dict[str, Any]], *, api: str, compat: dict[str, Any] | None = None, pi_ai: str = DEFAULT_VERSION
 ) -> list[dict[str, Any]]:
     """The tools array pi-ai's provider for ``api`` sends (the module docstring says how it is decided).
-    Raises ``PiAiRefusal`` with pi-ai's text where pi-ai refuses before sending."""
+    Raises ``PiAiRefusal`` with pi-ai's text where pi-ai refuses before sending; ``ValueError`` for an
+    api or version that is not modelled."""
     if api not in TOOL_APIS:
         raise ValueError(f"unknown api {api!r}; choose one of {', '.join(TOOL_APIS)}")
-    if pi_ai not in ("1.6.0", "0.73.1"):
-        raise ValueError(f"pi-ai {pi_ai!r} is not modelled; choose 1.6.0 or 0.73.1")
+    rel = release(pi_ai)
     if api == "openai-completions":
         return [_completions_tool(t, compat, pi_ai) for t in tools]
-    if pi_ai == "0.73.1":
-        options: dict[str, Any] = {"strict": None} if api == "openai-codex-responses" else {}
-        return convert_responses_tools(tools, options, version=pi_ai)
-    options = {"supportsStrictMode": supports_strict_mode(api, compat)}
+    options: dict[str, Any] = {}
+    if rel.constrained_sampling:
+        options["supportsStrictMode"] = supports_strict_mode(api, compat, pi_ai)
     if api == "openai-codex-responses":
         options["strict"] = None
-    return convert_responses_tools(tools, options)
+    return convert_responses_tools(tools, options, version=pi_ai)
 
 
 def _completions_tool(tool: dict[str, Any], compat: dict[str, Any] | None, version: str) -> dict[str, Any]:
     """completions' ``convertTools``: nested under ``function``; ``strict`` only when strict mode is
-    supported (1.6.0), or unless compat says ``false`` (0.73.1)."""
+    supported (``compat.supportsStrictMode !== false`` after the version's detectCompat)."""
     fn: dict[str, Any] = {
         "name": tool.get("name"),
         "description": tool.get("description"),
         "parameters": tool.get("parameters"),
     }
-    if version == "0.73.1":
-        if (compat or {}).get("supportsStrictMode") is not False:
-            fn["strict"] = False
-        return {"type": "function", "function": fn}
-    supported = supports_strict_mode("openai-completions", compat)
-    strict, transformed = resolve_strict(tool, supported)
+    supported = supports_strict_mode("openai-completions", compat, version)
+    strict, sent = resolve_strict(tool, supported, version)
     if strict is True:
-        fn["parameters"] = transformed
+        fn["parameters"] = sent
     if supported:
         fn["strict"] = bool(strict)
     return {"type": "function", "function": fn}

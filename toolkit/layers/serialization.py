@@ -16,7 +16,7 @@ import pandas as pd
 
 from toolkit.capture.frames import declare, fixed
 from toolkit.knowledge.pi_ai import DEFAULT_VERSION
-from toolkit.knowledge.pi_ai_strict import StrictSchemaError, allows_null, make_strict
+from toolkit.knowledge.pi_ai_strict import StrictSchemaError, allows_null, has_transform, make_strict
 from toolkit.knowledge.pi_ai_tools import PiAiRefusal, convert_tools
 from toolkit.wire.records import ADDITIONAL_PROPERTIES, STRICT_STATES
 from toolkit.wire.schemas import strict_state
@@ -108,24 +108,25 @@ class Comparison:
 def compare(
     sent_tool: dict, definition: dict, *, api: str, compat: dict | None = None, pi_ai: str = DEFAULT_VERSION
 ) -> Comparison:
-    """Compare a captured tool with what pi-ai would have produced from ``definition`` on that route."""
+    """Compare a captured tool with what pi-ai ``pi_ai`` would have produced from ``definition`` on that
+    route (``ValueError`` for a version that is not modelled)."""
     sent = _flat(sent_tool)
     try:
         expected = _flat(convert_tools([definition], api=api, compat=compat, pi_ai=pi_ai)[0])
     except PiAiRefusal as exc:
         diffs = COMPARE.from_rows([("$", NOT_SENT, str(exc), "a tool")])
-        return Comparison(strict_state(sent), _parameters_form(sent, definition), None, diffs)
+        return Comparison(strict_state(sent), _parameters_form(sent, definition, pi_ai), None, diffs)
     rows = [_row(*change) for change in schema_changes(expected, sent)]
     diffs = COMPARE.from_records(rows)
-    return Comparison(strict_state(sent), _parameters_form(sent, definition), strict_state(expected), diffs)
+    return Comparison(strict_state(sent), _parameters_form(sent, definition, pi_ai), strict_state(expected), diffs)
 
 
-def _parameters_form(sent: dict, definition: dict) -> str:
+def _parameters_form(sent: dict, definition: dict, pi_ai: str) -> str:
     params = sent.get("parameters")
     if params == definition.get("parameters"):
         return "as defined"
     try:
-        if params == make_strict(definition.get("parameters")):
+        if has_transform(pi_ai) and params == make_strict(definition.get("parameters"), pi_ai):
             return "pi-ai's strict transform"
     except StrictSchemaError:
         pass
@@ -224,8 +225,11 @@ VARIANTS = declare(
 VARIANT_COLUMNS = list(VARIANTS.columns)
 
 
-def variants(definition: dict) -> pd.DataFrame:
-    """One row per way the tool can reach a model, with what the model is then forced to send."""
+def variants(definition: dict, pi_ai: str = DEFAULT_VERSION) -> pd.DataFrame:
+    """One row per way the tool can reach a model, with what the model is then forced to send. The
+    ``strict: true`` row is pi-ai ``pi_ai``'s: its transform, or (0.82.1, 0.73.1: no transform) the schema
+    as defined under ``strict: true``."""
+    has_transform(pi_ai)  # ValueError for a version that is not modelled
     params = definition.get("parameters") or {}
     props = list((params.get("properties") or {}).keys())
     required = [r for r in params.get("required") or [] if r in props]
@@ -280,8 +284,24 @@ def variants(definition: dict) -> pd.DataFrame:
             "schema": params,
         },
     ]
+    if not has_transform(pi_ai):
+        rows.append(
+            {
+                "variant": "true, pi-ai's strict transform",
+                "strict": "true",
+                "read_as": "strict",
+                **loose,
+                "must_send": (
+                    f"pi-ai {pi_ai} has no strict transform: the schema goes out as defined with strict true, "
+                    "and a strict API enforces it as it stands (OpenAI's strict mode wants every property "
+                    "required and additionalProperties false)"
+                ),
+                "schema": params,
+            }
+        )
+        return VARIANTS.from_records(rows)
     try:
-        strict = make_strict(params)
+        strict = make_strict(params, pi_ai)
         sprops = strict.get("properties") or {}
         nullable = tuple(p for p in optional if p in sprops and allows_null(sprops[p]))
         rows.append(

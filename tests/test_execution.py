@@ -402,8 +402,46 @@ def test_composition_guards():
     )
 
 
+def test_background_runs_after_the_approval():
+    """Stage 9: run_in_background is checked after the escalation was approved (the grant is kept)."""
+    bg = {**ESC, "run_in_background": True}
+    v = check_call("bash", bg, mode="read-only", jobs=False)
+    assert (v.stage, v.message, v.granted_mode) == ("9", rt.NO_BACKGROUND_JOBS, "danger-full-access")
+    v = check_call("pwsh", {**OK, "run_in_background": True}, mode="read-only", background=False)
+    assert (v.stage, v.message, v.granted_mode) == ("9", rt.BACKGROUND_DISABLED, None)
+    # with run_in_background not advertised, a non-boolean value is not checked and the call runs in the foreground
+    assert check_call("bash", {**OK, "run_in_background": "yes"}, mode="read-only", background=False).ok
+    assert check_call("bash", bg, mode="read-only", approval="rejected", jobs=False).stage == "8"
+
+
+def test_unconfined_composition_and_closed_turn():
+    v = check_call(
+        "write",
+        {"file_path": "a", "content": "", "sandbox_permissions": "x", "justification": "y"},
+        mode=None,
+        confined=False,
+    )
+    assert (v.stage, v.message) == ("4", rt.NO_FS_SANDBOX)
+    v = check_call(
+        "edit",
+        {"file_path": "a", "old_string": "a", "new_string": "b", "sandbox_permissions": "x", "justification": None},
+        mode=None,
+        confined=False,
+    )
+    assert (v.stage, v.message) == ("3c", "Cannot read properties of null (reading 'trim')")
+    v = check_call("bash", ESC, mode="read-only", open_turn=False)
+    assert (v.stage, v.message) == ("8", rt.APPROVAL_OUTSIDE_TURN)
+
+
+def test_approval_outcome_is_the_services():
+    assert rt.approval_outcome(answer="allowed-once") == "allowed-once"
+    assert rt.approval_outcome(policy="never", answer="allowed-once") == "rejected"
+    assert rt.approval_outcome(answer="allowed-once", aborted=True) == "cancelled"
+    assert rt.approval_outcome() == rt.approval_outcome(answer="allowed-always") == "unavailable"
+
+
 def test_every_stage_is_exercised():
-    seen = {c[6] for c in CASES if c[6]} | {"4", "6", "7"}
+    seen = {c[6] for c in CASES if c[6]} | {"4", "6", "7", "9"}
     assert seen == set(STAGES)
 
 
@@ -532,7 +570,8 @@ def test_stage_one_texts_reach_the_verdict_and_the_tool_result():
 
 
 def test_the_dsh_versions_are_listed_once_oldest_first():
-    assert tuple(rt.RELEASES) == rt.VERSIONS and rt.VERSIONS[0] == rt.DEFAULT_VERSION
+    assert tuple(rt.RELEASES) == rt.VERSIONS and rt.DEFAULT_VERSION in rt.VERSIONS
+    assert rt.VERSIONS[0] == "0.1.0-rc.8" and rt.DEFAULT_VERSION == "0.1.1-rc.2"
     assert list(rt.VERSIONS) == sorted(rt.VERSIONS, key=rt.version_order)
     assert {rt.SAME_MODE_ACCEPTED_FROM, rt.LONG_REJECTION_FROM} <= set(rt.VERSIONS)
 

@@ -8,8 +8,10 @@ Read at ``deepseek-ai/deepseek-harness`` b150a551 (``dsh-v0.1.1-rc.2``):
 ``packages/core/tools/src/index.ts`` (``toolErrorResult``). The same-mode change is commit 61c548e200
 (first in ``dsh-v0.1.6-alpha.2``); the longer rejection text was read at 0.1.7-rc.2
 (``zsagi1368/deepseek-harness-zDSH``), and from which release it applies is not confirmed.
-The stage-1, stage-2 and stage-4 texts and the ``Error: `` prefix are the same in the published npm packages
-``@deepseek-ai/dsh-tools``, ``dsh-tool-bash``, ``dsh-tool-pwsh`` and ``dsh-tool-fs`` 0.1.0-rc.8 (``lib/index.js``).
+Every text and the order of checks for ``bash``, ``pwsh``, ``write`` and ``edit`` (stages 1-8, the background
+checks after them, the approval service's outcomes) are the ones the published npm packages 0.1.0-rc.8
+(``@deepseek-ai/dsh-tools``, ``dsh-tool-bash``, ``dsh-tool-pwsh``, ``dsh-tool-fs``, ``dsh-sandbox``,
+``dsh-user-approval``) produce when run (``lab/dsh-fixtures/generate.mjs`` -> ``tests/fixtures/dsh/execution.json``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from collections.abc import Iterable
 from typing import Any
 
 __all__ = [
+    "APPROVAL_OUTCOMES",
+    "APPROVAL_OUTSIDE_TURN",
     "BACKGROUND_DISABLED",
     "DEFAULT_VERSION",
     "EMPTY_FILE_PATH",
@@ -43,12 +47,14 @@ __all__ = [
     "VERSIONS",
     "WIDER_MODES",
     "accepts_same_mode",
+    "approval_outcome",
     "approval_reason",
     "cancelled",
     "error_message",
     "invalid_arguments",
     "invalid_timeout",
     "is_error_text",
+    "justification_not_string",
     "missing_required",
     "must_be_const",
     "must_be_finite",
@@ -75,12 +81,17 @@ SHELL_TOOLS = ("bash", "pwsh")
 FS_TOOLS = ("write", "edit")
 #: The DSH releases the model of DSH knows, oldest first, and what changes at each: the one list of them.
 RELEASES = {
+    "0.1.0-rc.8": (
+        "the published npm release, run (tests/fixtures/dsh/execution.json): the same checks, order and texts as "
+        "0.1.1-rc.2 (git diff dsh-v0.1.0-rc.8..dsh-v0.1.1-rc.2 changes none of the validation sources, only "
+        "packages/fs/tool-fs/src/read-image.ts)"
+    ),
     "0.1.1-rc.2": "the baseline: every text and the order of checks, read at b150a551",
     "0.1.6-alpha.2": "a request for the current mode is accepted without approval (commit 61c548e200)",
     "0.1.7-rc.2": 'the user\'s rejection adds "; it stays denied, so stop and explain instead of working around it"',
 }
 VERSIONS = tuple(RELEASES)
-DEFAULT_VERSION = VERSIONS[0]
+DEFAULT_VERSION = "0.1.1-rc.2"
 SAME_MODE_ACCEPTED_FROM = "0.1.6-alpha.2"
 LONG_REJECTION_FROM = "0.1.7-rc.2"  # the first release the longer rejection text was seen in
 _PRE = {"alpha": 0, "beta": 1, "rc": 2}
@@ -160,6 +171,16 @@ def invalid_timeout(value: Any) -> str:
     return f"invalid timeoutMs: expected a positive number, got {_js_json(value)}"
 
 
+def justification_not_string(value: Any) -> str:
+    """Stage 3c on a justification that is not a string: ``justification.trim()`` throws a TypeError (V8's text).
+
+    Reachable only where the schema does not declare ``justification`` (no sandboxing executor / filesystem):
+    ``@deepseek-ai/dsh-sandbox@0.1.0-rc.8 lib/index.js:53``."""
+    if value is None:
+        return "Cannot read properties of null (reading 'trim')"
+    return "justification.trim is not a function"
+
+
 # write / edit (parseWriteArgs, parseEditArgs)
 EMPTY_FILE_PATH = "file_path must be a non-empty string"
 EMPTY_OLD_STRING = "old_string must be a non-empty string"
@@ -212,6 +233,28 @@ def no_channel(target: str) -> str:
 
 def approval_reason(target: str, justification: str) -> str:
     return f"escalate sandbox to {target}: {justification}"
+
+
+#: What the approval service can answer (``@deepseek-ai/dsh-user-approval@0.1.0-rc.8 lib/index.js:29``); only
+#: ``allowed-once`` grants.
+APPROVAL_OUTCOMES = ("allowed-once", "rejected", "cancelled", "unavailable")
+#: ``ApprovalService.request`` outside an open turn throws this instead of answering (``lib/index.js:146``).
+APPROVAL_OUTSIDE_TURN = (
+    "approval.request() outside an open turn: the approval/asked + approval/decided audit pair must be "
+    "turn-enclosed (a bare event between turns is crash-tail garbage on reload). Ask from inside the turn that "
+    "needs the decision."
+)
+
+
+def approval_outcome(*, policy: str = "ask", answer: object = None, aborted: bool = False) -> str:
+    """The outcome DSH's ``ApprovalService.decide`` gives: an aborted call is ``cancelled``, policy ``never`` is
+    ``rejected`` (no answerer is asked), and a missing or throwing answerer (``answer=None``) or one answering
+    anything outside ``APPROVAL_OUTCOMES`` is ``unavailable`` (``dsh-user-approval@0.1.0-rc.8 lib/index.js:185``)."""
+    if aborted:
+        return "cancelled"
+    if policy == "never":
+        return "rejected"
+    return answer if isinstance(answer, str) and answer in APPROVAL_OUTCOMES else "unavailable"
 
 
 #: What DSH puts before a thrown error's message in the tool result the model reads: ``toolErrorResult``

@@ -43,7 +43,7 @@ __all__ = [
 
 DEFAULT_DSH = rt.DEFAULT_VERSION
 TOOLS = rt.SHELL_TOOLS + rt.FS_TOOLS
-APPROVALS = ("allowed-once", "rejected", "cancelled", "unavailable")
+APPROVALS = rt.APPROVAL_OUTCOMES
 # stage id -> name, in DSH's order of checks
 STAGES = {
     "1": "schema",
@@ -56,6 +56,7 @@ STAGES = {
     "6": "approval-service",
     "7": "approval-agent",
     "8": "approval",
+    "9": "background",
 }
 IMAGE_GATE = "image-gate"  # the stage of a read_image refusal (the model does not declare image input)
 
@@ -69,7 +70,7 @@ class Verdict:
     """
 
     ok: bool
-    stage: str | None  # "1", "2", "3a" ... "8" (see STAGES), or None when the call runs
+    stage: str | None  # "1", "2", "3a" ... "9" (see STAGES), or None when the call runs
     message: str | None
     mode: str | None
     granted_mode: str | None = None
@@ -154,12 +155,19 @@ def check_call(
     confined: bool = True,
     approval_service: bool = True,
     agent: bool = True,
+    open_turn: bool = True,
+    background: bool = True,
+    jobs: bool = True,
 ) -> Verdict:
     """DSH's decision for one ``bash``/``pwsh``/``write``/``edit`` call in sandbox ``mode``.
 
-    ``schema`` is the advertised schema (default: DSH's, with the escalation fields); ``approval`` is
-    what the user answers if DSH asks (``allowed-once``, ``rejected``, ``cancelled``, ``unavailable``;
-    a session whose approval policy is ``never`` answers ``rejected``).
+    ``schema`` is the advertised schema (default: the one DSH's tool registers in this composition);
+    ``approval`` is what the approval service answers if DSH asks (``allowed-once``, ``rejected``,
+    ``cancelled``, ``unavailable``; ``dsh_runtime.approval_outcome`` gives it for a policy and an answerer).
+    The composition: ``confined`` a sandboxing executor / filesystem is mounted (``mode`` may then be None
+    only for a call that does not escalate), ``approval_service`` one is composed, ``agent`` the call has an
+    agent, ``open_turn`` the session has an open turn (the approval service refuses to ask outside one),
+    ``background`` is ``enableRunInBackground`` and ``jobs`` a jobs service is mounted (bash/pwsh).
     """
     if tool not in TOOLS:
         raise InputError(f"check_call models {', '.join(TOOLS)}, not {tool!r}")
@@ -169,21 +177,26 @@ def check_call(
         arguments = json.loads(arguments)
     if not isinstance(arguments, dict):
         raise InputError("arguments must be a JSON object")
-    schema = schema_for(tool) if schema is None else schema
+    schema = schema_for(tool, confined=confined, background=background) if schema is None else schema
     violations = schema_violations(arguments, schema)
     if violations:
         return Verdict(False, "1", rt.invalid_arguments(violations), mode)
     failure = _shell_args(arguments) if tool in rt.SHELL_TOOLS else _fs_args(tool, arguments)
     if failure:
         return Verdict(False, "2", failure, mode)
+    # validateEscalationArgs: part of the tool's own checks, so it runs before any mode comparison (a
+    # same-mode request with a blank justification fails here in every modelled version)
     has_perm, has_just = "sandbox_permissions" in arguments, "justification" in arguments
     if has_perm and not has_just:
         return Verdict(False, "3a", rt.NEEDS_JUSTIFICATION, mode)
     if has_just and not has_perm:
         return Verdict(False, "3b", rt.LONE_JUSTIFICATION, mode)
     if not has_perm:
-        return Verdict(True, None, None, mode)
-    if not str(arguments["justification"]).strip():
+        return _background(tool, arguments, mode, None, background, jobs)
+    justification = arguments["justification"]
+    if not isinstance(justification, str):  # only reachable where the schema does not declare it
+        return Verdict(False, "3c", rt.justification_not_string(justification), mode)
+    if not justification.strip():
         return Verdict(False, "3c", rt.EMPTY_JUSTIFICATION, mode)
     if not confined:
         return Verdict(False, "4", rt.NO_FS_SANDBOX if tool in rt.FS_TOOLS else rt.NO_SHELL_SANDBOX, mode)
@@ -192,20 +205,33 @@ def check_call(
         raise InputError("check_call needs the session's mode to judge an escalation (mode=...)")
     if not rt.strictly_wider(target, mode):
         if target == mode and rt.accepts_same_mode(dsh):
-            return Verdict(True, None, None, mode)  # from SAME_MODE_ACCEPTED_FROM: the current mode, no approval
+            # from SAME_MODE_ACCEPTED_FROM: the current mode, no approval
+            return _background(tool, arguments, mode, None, background, jobs)
         return Verdict(False, "5", rt.not_strictly_wider(target, mode), mode)
     if not approval_service:
         return Verdict(False, "6", rt.no_approval_service(target), mode)
     if not agent:
         return Verdict(False, "7", rt.no_agent(target), mode)
+    if not open_turn:
+        return Verdict(False, "8", rt.APPROVAL_OUTSIDE_TURN, mode)
     if approval == "allowed-once":
-        return Verdict(True, None, None, mode, granted_mode=target)
+        return _background(tool, arguments, mode, target, background, jobs)
     message = {
         "rejected": rt.rejected(target, tool, dsh),
         "cancelled": rt.cancelled(target),
         "unavailable": rt.no_channel(target),
     }[approval]
     return Verdict(False, "8", message, mode)
+
+
+def _background(tool: str, args: dict, mode: str | None, granted: str | None, enabled: bool, jobs: bool) -> Verdict:
+    """Stage 9, after any approval: ``run_in_background: true`` needs it enabled and a jobs service."""
+    if tool in rt.SHELL_TOOLS and args.get("run_in_background") is True:
+        if not enabled:
+            return Verdict(False, "9", rt.BACKGROUND_DISABLED, mode, granted_mode=granted)
+        if not jobs:
+            return Verdict(False, "9", rt.NO_BACKGROUND_JOBS, mode, granted_mode=granted)
+    return Verdict(True, None, None, mode, granted_mode=granted)
 
 
 def _fs_args(tool: str, args: dict) -> str | None:

@@ -69,15 +69,18 @@ bench: $(STAMP)
 # Rebuild data/ with the incident lab (real pi-ai through mitmproxy to the stub gateway, 127.0.0.1 only).
 # Needs node and npm; not part of `make test`.
 MITM_VENV := lab/.venv-mitm
-captures: $(STAMP) $(MITM_VENV)/.installed lab/client/node_modules/.installed
+captures: $(STAMP) $(MITM_VENV)/.installed lab/client/node_modules/.installed lab/dsh-headless/node_modules/.installed
 	$(BIN)/python lab/run.py
+	$(BIN)/python lab/run.py --dsh
 
-# Re-record what the real pi-ai does with tool definitions (tests/fixtures/pi_ai) and what the real DSH decides for
-# bash calls (tests/fixtures/dsh); not part of `make test`.
+# Re-record what the real pi-ai does with tool definitions (tests/fixtures/pi_ai) and what the real DSH 0.1.0-rc.8
+# decides for tool calls, settings files and images (tests/fixtures/dsh); not part of `make test`.
 fixtures: lab/client/node_modules/.installed lab/dsh-fixtures/node_modules/.installed
 	node lab/pi-ai-fixtures/generate.mjs --out tests/fixtures/pi_ai
 	node lab/pi-ai-fixtures/check.mjs --dir tests/fixtures/pi_ai
 	node lab/dsh-fixtures/generate.mjs --out tests/fixtures/dsh
+	node lab/dsh-fixtures/config.mjs --out tests/fixtures/dsh
+	node lab/dsh-fixtures/capability.mjs --out tests/fixtures/dsh
 
 $(MITM_VENV)/.installed: lab/requirements-mitm.txt
 	$(PYTHON) -m venv $(MITM_VENV)
@@ -92,6 +95,13 @@ lab/dsh-fixtures/node_modules/.installed: lab/dsh-fixtures/package.json lab/dsh-
 	npm ci --prefix lab/dsh-fixtures --no-audit --no-fund --legacy-peer-deps
 	touch $@
 
+# The published DSH CLI run headless as the lab's client (lab/run.py --dsh); see lab/README.md. `npm install`
+# with the committed lock, not `npm ci`: npm ci refuses the lock because node-addon-require-builtin@0.1.6 names
+# optional platform packages that were never published (darwin, win32, linux-arm64).
+lab/dsh-headless/node_modules/.installed: lab/dsh-headless/package.json lab/dsh-headless/package-lock.json
+	npm install --prefix lab/dsh-headless --no-audit --no-fund --legacy-peer-deps
+	touch $@
+
 # Re-pin every package after changing pyproject.toml dependencies.
 lock: $(STAMP)
 	$(BIN)/pip install --quiet uv
@@ -99,4 +109,4 @@ lock: $(STAMP)
 	sed -i '1i # Every package pinned, so nbval sees the same outputs everywhere. Regenerate with `make lock`.' requirements.lock
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis $(MITM_VENV) lab/client/node_modules lab/dsh-fixtures/node_modules lab/.work
+	rm -rf $(VENV) .pytest_cache .hypothesis $(MITM_VENV) lab/client/node_modules lab/dsh-fixtures/node_modules lab/dsh-headless/node_modules lab/.work

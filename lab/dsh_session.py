@@ -5,6 +5,17 @@ the request/header with the advertised tools, the calls with the model's raw arg
 from the gateway's stream), DSH's exact tool-result texts, and the permission events of the session's
 preset (docs/upstream.md#dsh-namespaces, #dsh-session-log). The file is concatenated zstd frames, one per append batch, with
 the header alone in the first, as DSH writes ``session.jsonl.zstd``.
+
+The logs DSH 0.1.0-rc.8 writes itself (``data/dsh-*``, ``lab/run.py --dsh``) differ from these in ways the
+toolkit's reader does not depend on; this writer is kept as it is so that ``data/before-fix`` and
+``data/after-fix`` stay what ``make captures`` rebuilds. Real logs keep pi-ai's joined id ``call_…|fc_…`` as
+the call id (here: the ``call_…`` part); ``sandbox/mode`` has no ``source``; ``agent/inbox/spliced`` comes
+before ``turn/start``, and ``user/message`` (the task, then a second one with the runtime context),
+``request/header`` and ``request/context`` come after the first ``step/start``; one call's deltas are split
+over several ``tool-call-chunks`` rows with other events between them, and ``block-start``/``block-end``/
+``usage`` chunks and a ``finish`` with pi-ai's ``replayState`` surround them; ``text-chunks`` rows carry
+``seq0``/``time0`` (here: ``seq``/``time``); the session-title request is logged as
+``session/title-llm-request`` and ``session/title``.
 """
 
 from __future__ import annotations

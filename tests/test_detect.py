@@ -13,6 +13,7 @@ from conftest import FIXTURES
 import toolkit
 from toolkit import CaptureError
 from toolkit.sources.detect import detect
+from toolkit.sources.sniff import HEAD_BYTES
 
 HAR = json.dumps({"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": []}})
 SESSION = '{"type":"session","version":0,"id":"s","createdAt":1}\n{"type":"turn/start","data":{"turn":1}}\n'
@@ -119,3 +120,22 @@ def test_every_test_fixture_is_detected_as_its_folder_says():
             if p.name == "garbage.jsonl":  # the reader's own test of a file that is no JSONL at all
                 continue
             assert detect(p) == fmt, p
+
+
+@pytest.mark.parametrize("pack", ["plain", "gzip", "zstd"])
+def test_a_first_line_longer_than_the_head_is_still_json_lines(tmp_path, pack):
+    # The real gateway log of a DSH run, its longest record first (which request comes first is random).
+    lines = (FIXTURES.parent.parent / "data" / "dsh-after-fix" / "gateway.jsonl").read_bytes().splitlines(keepends=True)
+    lines.sort(key=len, reverse=True)
+    raw = b"".join(lines)
+    assert len(lines[0]) > HEAD_BYTES
+    packed = {
+        "plain": raw,
+        "gzip": gzip.compress(raw),
+        "zstd": zstandard.ZstdCompressor().compress(raw),
+    }[pack]
+    path = tmp_path / "gateway.log"
+    path.write_bytes(packed)
+    assert detect(path) == "jsonl"
+    capture = toolkit.load_capture(path)
+    assert len(capture.exchanges) == len(lines) and capture.problems.empty

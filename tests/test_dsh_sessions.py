@@ -736,3 +736,41 @@ def test_a_nan_literal_is_not_json():
     records = list(decode_lines("s", _session(_chunk({"type": "usage", "usage": usage}))))
     (p,) = [r for r in records if isinstance(r, Problem)]
     assert p.kind == "bad-entry" and "NaN is not JSON" in p.message
+
+
+# --------------------------------------------------------------------------------------------
+# Logs written by the published DSH 0.1.0-rc.8 itself (data/dsh-*, lab/run.py --dsh)
+
+DSH_WRITTEN = sorted((Path(__file__).resolve().parent.parent / "data").glob("dsh-*/session.jsonl.zstd"))
+
+
+@pytest.mark.parametrize("path", DSH_WRITTEN, ids=lambda p: p.parent.name)
+def test_dsh_written_log_packed_rows_and_seqs(path):
+    """A real log splits one call's deltas over several packed rows, with other events between them; each
+    member takes seq0 + k, and together with the plain events the seqs run 0, 1, 2, … without a gap."""
+    got = _split(_records(path))
+    assert not got[Problem]
+    seqs = sorted(e.seq for e in got[Event] if e.seq is not None)
+    assert seqs == list(range(len(seqs)))
+    deltas: dict = {}
+    for e in got[Event]:
+        chunk = e.payload.get("chunk") if isinstance(e.payload, dict) else None
+        if e.type == "assistant/chunk" and isinstance(chunk, dict) and chunk.get("type") == "tool-call-delta":
+            deltas.setdefault(chunk["id"], []).append(chunk["argumentsDelta"])
+    calls = {c.call_id: c for d in got[Decoded] for c in d.calls}
+    assert deltas and set(deltas) == set(calls)
+    for call_id, parts in deltas.items():
+        assert "".join(parts) == calls[call_id].arguments_raw  # the exact string DSH dispatched
+        assert "|" in call_id  # DSH keeps pi-ai's joined Responses id `call_…|fc_…`
+
+
+@pytest.mark.parametrize("path", DSH_WRITTEN, ids=lambda p: p.parent.name)
+def test_dsh_written_log_event_types(path):
+    """Every event type the real log holds is one DSH's session package knows (KNOWN_SESSION_EVENT_TYPES)
+    or a packed row; the title request is an event, not a model step."""
+    got = _split(_records(path))
+    types = {e.type for e in got[Event] if e.packed is None}
+    assert {facts.REQUEST_HEADER, facts.REQUEST_CONTEXT, facts.TOOL_CALL, facts.TOOL_RESULT} <= types
+    assert facts.TITLE_REQUEST in types
+    steps = {(e.turn, e.step) for e in got[Event] if e.type == facts.STEP_START}
+    assert len(got[Decoded]) == len(steps)

@@ -12,9 +12,12 @@ import sys
 import pandas as pd
 import pytest
 import yaml
+import zstandard
 from conftest import REPO
 
 import toolkit
+from toolkit.knowledge import dsh_images
+from toolkit.layers import execution
 
 DATA = REPO / "data"
 sys.path.insert(0, str(REPO / "lab"))
@@ -248,3 +251,138 @@ def test_settings_match_what_the_lab_ran():
         assert s["llm-pi-ai"]["providers"]["gateway"]["baseURL"].endswith(
             f":{scenarios.PROXY_PORT}/absent-is-strict/v1"
         )
+
+
+# --- Session logs written by the published DSH itself (lab/run.py --dsh: `dsh --profile headless`) ---------
+
+DSH_FOLDERS = ("dsh-before-fix", "dsh-after-fix", "dsh-image")
+
+
+def _dsh_lines(folder: str) -> list[dict]:
+    raw = (DATA / folder / "session.jsonl.zstd").read_bytes()
+    out = b""
+    while raw:  # one zstd frame per append batch
+        obj = zstandard.ZstdDecompressor().decompressobj()
+        out += obj.decompress(raw)
+        raw = obj.unused_data
+    return [json.loads(line) for line in out.decode("utf-8").splitlines() if line.strip()]
+
+
+def _har_outputs(folder: str) -> dict[str, str]:
+    """call_id → the function_call_output text the last request of the HAR sent back to the model."""
+    har = json.loads((DATA / folder / "capture.har").read_text(encoding="utf-8"))
+    out: dict[str, str] = {}
+    for entry in har["log"]["entries"]:
+        body = json.loads(entry["request"]["postData"]["text"])
+        for item in body.get("input") or ():
+            if isinstance(item, dict) and item.get("type") == "function_call_output":
+                output = item["output"]  # a string, or content parts (text, then any image read_image added)
+                if isinstance(output, list):
+                    output = "".join(p["text"] for p in output if p.get("type") == "input_text")
+                out[item["call_id"]] = output
+    return out
+
+
+@pytest.mark.parametrize("folder", DSH_FOLDERS)
+def test_dsh_written_session_loads_without_problems(folder):
+    cap = toolkit.load_capture(DATA / folder / "session.jsonl.zstd")
+    assert cap.problems.empty
+    assert set(cap.exchanges["model"]) == {"gw-coder"} and set(cap.exchanges["api"]) == {"responses"}
+    header = _dsh_lines(folder)[0]
+    assert header["type"] == "session" and header["version"] == 0
+
+
+@pytest.mark.parametrize("folder", DSH_FOLDERS)
+def test_dsh_tool_results_are_what_the_wire_carried(folder):
+    """What DSH recorded as each tool result is what pi-ai sent to the gateway in the same run (HAR)."""
+    cap = toolkit.load_capture(DATA / folder / "session.jsonl.zstd")
+    sent = _har_outputs(folder)
+    assert len(cap.tool_results) == len(sent) > 0
+    for row in cap.tool_results.itertuples():
+        # DSH keeps pi-ai's joined Responses id `call_…|fc_…`; the wire carries the call_id part
+        assert sent[row.call_id.split("|", 1)[0]] == row.text
+
+
+@pytest.mark.parametrize("folder", DSH_FOLDERS)
+def test_dsh_modes_and_replay_agree(folder):
+    lines = _dsh_lines(folder)
+    events = {
+        r["type"]: r["data"] for r in lines if r["type"] in ("permission/preset", "sandbox/mode", "approval/policy")
+    }
+    assert events == {
+        "permission/preset": {"preset": "danger-full-access"},
+        "sandbox/mode": {"mode": "danger-full-access"},
+        "approval/policy": {"policy": "never"},
+    }
+    cap = toolkit.load_capture(DATA / folder / "session.jsonl.zstd")
+    replay = execution.replay(cap, dsh="0.1.0-rc.8")
+    judged = replay[replay["tool"] != "read_image"]  # read_image is judged only with settings (layer 3)
+    assert len(replay) == len(cap.tool_results) and judged["agrees"].all() and len(judged) > 0
+    settings = toolkit.load_settings(DATA / folder / "settings.yaml", dsh="0.1.0-rc.8")  # what DSH was given
+    with_settings = execution.replay(cap, dsh="0.1.0-rc.8", settings=settings)
+    assert with_settings["agrees"].notna().all() and with_settings["agrees"].all()
+
+
+def test_dsh_before_fix_refusals():
+    """The seed's three errors, each in DSH's own words, from one run of the published DSH."""
+    cap = toolkit.load_capture(DATA / "dsh-before-fix" / "session.jsonl.zstd")
+    no_image = dict(dsh_images.refusals("gw-coder", path="screenshot.png"))["read_image"]
+    assert list(cap.tool_results["text"]) == [EMPTY_JUSTIFICATION, SAME_MODE, no_image]
+    assert list(cap.calls["name"]) == ["bash", "bash", "read_image"]
+    assert cap.tool_results["is_error"].all()
+    first = json.loads(cap.calls["arguments_raw"].iloc[0])
+    assert first == FILLED  # strict absent, the gateway read it as strict: every optional field filled
+    run = json.loads((DATA / "dsh-before-fix" / "dsh-run.json").read_text(encoding="utf-8"))
+    assert run["exitCode"] == 0 and run["stdout"].strip().endswith(no_image)
+
+
+def test_dsh_after_fix_runs_the_command():
+    cap = toolkit.load_capture(DATA / "dsh-after-fix" / "session.jsonl.zstd")
+    assert json.loads(cap.calls["arguments_raw"].iloc[0]) == ORDINARY
+    assert not cap.tool_results["is_error"].any()
+    har = json.loads((DATA / "dsh-after-fix" / "capture.har").read_text(encoding="utf-8"))
+    bodies = [json.loads(e["request"]["postData"]["text"]) for e in har["log"]["entries"]]
+    bash = [t for b in bodies for t in b.get("tools") or () if t.get("name") == "bash"]
+    assert bash and all(t["strict"] is False for t in bash)
+
+
+@pytest.mark.parametrize("folder", DSH_FOLDERS)
+def test_dsh_har_holds_the_steps_and_the_title_request(folder):
+    """Each model step is one exchange; DSH's session-title call (logged as session/title-llm-request, not a step)
+    is one more request on the wire, without tools."""
+    cap = toolkit.load_capture(DATA / folder / "session.jsonl.zstd")
+    har = json.loads((DATA / folder / "capture.har").read_text(encoding="utf-8"))
+    bodies = [json.loads(e["request"]["postData"]["text"]) for e in har["log"]["entries"]]
+    assert len(bodies) == len(cap.exchanges) + 1
+    assert sum(1 for b in bodies if not b.get("tools")) == 1
+    assert sum(1 for r in _dsh_lines(folder) if r["type"] == "session/title-llm-request") == 1
+
+
+def test_dsh_image_reaches_a_gateway_that_refuses_it():
+    """Image declared, so DSH's read_image reads the screenshot; the gateway answers 400 and DSH exits 1 with the
+    provider's text on stderr, recorded the same in DSH's log, the HAR and the gateway's own log."""
+    folder = DATA / "dsh-image"
+    cap = toolkit.load_capture(folder / "session.jsonl.zstd")
+    assert list(cap.calls["name"]) == ["bash", "bash", "read_image"]
+    assert list(cap.tool_results["text"][:2]) == [EMPTY_JUSTIFICATION, SAME_MODE]
+    last = cap.exchanges.iloc[-1]
+    har = toolkit.load_capture(folder / "capture.har")
+    gateway = toolkit.load_capture(folder / "gateway.jsonl")
+    refused = har.exchanges[har.exchanges["status"] == 400]
+    assert len(refused) == 1 and len(gateway.exchanges[gateway.exchanges["status"] == 400]) == 1
+    message = refused["error_message"].iloc[0]
+    assert message == "Image input is not supported by model gw-coder on this gateway."
+    assert last["api"] == "responses" and message in last["error_message"]
+    run = json.loads((folder / "dsh-run.json").read_text(encoding="utf-8"))
+    assert run["exitCode"] == 1 and run["stderr"] == f"dsh: INVALID_REQUEST: {last['error_message']}\n"
+    body = json.loads(
+        json.loads(folder.joinpath("capture.har").read_text())["log"]["entries"][-1]["request"]["postData"]["text"]
+    )
+    parts = [
+        p
+        for item in body["input"]
+        if item.get("type") == "function_call_output" and isinstance(item["output"], list)
+        for p in item["output"]
+    ]
+    assert [p["type"] for p in parts] == ["input_text", "input_image"]
+    assert parts[1]["image_url"].startswith("data:image/png;base64,")

@@ -15,12 +15,12 @@ from traitlets import TraitError
 import toolkit
 from toolkit.analysis.triage import errors
 from toolkit.analysis.whatif import POLICIES
-from toolkit.knowledge.dsh_tools import BASH_DESCRIPTION
 from toolkit.present import widgets as w
 from toolkit.present.widgets.capture_explorer import EXCHANGE, FILTERED
 from toolkit.present.widgets.whatif_explorer import WHATIF_TABLE
 
 DATA = REPO / "data"
+FIXTURES = REPO / "tests" / "fixtures"
 ESCALATION = ("sandbox_permissions", "justification")
 
 
@@ -123,10 +123,11 @@ def test_variant_view_pi_ai_0_73_1_and_refusal():
 
 
 def test_variant_view_tools_and_bad_choices():
-    assert (
-        w.variant_view("pwsh", api="openai-responses", compat="unset", gateway="pass-through")["description"]
-        == BASH_DESCRIPTION
-    )
+    # The description DSH 0.1.0-rc.8's pwsh tool registered in a sandboxed composition (lab/dsh-fixtures).
+    recorded = json.loads((FIXTURES / "dsh" / "schemas.json").read_text())["schemas"]
+    pwsh = next(s for s in recorded if s["tool"] == "pwsh" and s["composition"] == "confined")
+    view = w.variant_view("pwsh", api="openai-responses", compat="unset", gateway="pass-through")
+    assert view["description"] == pwsh["description"] and view["schema"] == pwsh["parameters"]
     write = w.variant_view("write", api="openai-responses", compat="unset", gateway="forces strict")
     assert write["tool"] == "write" and set(ESCALATION) <= set(write["required"])
     nested = {

@@ -3,7 +3,9 @@
 A user searches a report for the message they saw, and DSH words the same cause differently at each
 entry point, so all of them are written here, character for character, with where each was read.
 Read in the npm packages ``@deepseek-ai/*@0.1.0-rc.8`` (the tree ``npm install @deepseek-ai/dsh@0.1.0-rc.8``
-installs); each source is ``(package@version, path:line)`` in ``SOURCES``.
+installs); each source is ``(package@version, path:line)`` in ``SOURCES``. The read_image, MCP, web-prompt,
+model-switch and pi-ai-adapter texts and gates were also run (``lab/dsh-fixtures/capability.mjs``,
+``tests/fixtures/dsh/capability.json``); the toasts, llm-deepseek and headless texts are read from source.
 
 Not a DSH text: ``model "X" does not declare image input`` as an ACP prompt refusal. No published
 package has it (``dsh-acp@0.0.1-rc.1``, the only release, refuses every image prompt with
@@ -20,7 +22,10 @@ __all__ = [
     "ACP_PROMPT_REFUSAL",
     "DSH",
     "ENTRY_POINTS",
+    "GATES",
     "MARKER",
+    "MCP_NO_ATTACHMENTS",
+    "MCP_ROUTE_UNRESOLVED",
     "MEDIA_TYPE_UNKNOWN",
     "PATH_UNKNOWN",
     "PLACEHOLDER_TOOL",
@@ -31,7 +36,9 @@ __all__ = [
     "WEB_TOAST_ZH",
     "adapter_refusal",
     "deepseek_refusal",
+    "gate_refuses",
     "headless_stderr",
+    "mcp_diagnostic",
     "mcp_reason",
     "mcp_refusal",
     "model_switch_refusal",
@@ -39,6 +46,7 @@ __all__ = [
     "parse_refusal",
     "primary",
     "read_image_refusal",
+    "read_image_unresolved",
     "refusals",
     "web_refusal",
 ]
@@ -102,16 +110,27 @@ def read_image_refusal(path: str, model: str) -> str:
     )
 
 
+def read_image_unresolved(path: str) -> str:
+    """read_image when no provider, model or ``llm`` service names the route (also ``Error: `` prefixed)."""
+    return f'cannot read "{path}" as an image: the current model route could not be resolved'
+
+
 def mcp_reason(model: str) -> str:
     return f'model "{model}" does not declare image input'
 
 
+MCP_ROUTE_UNRESOLVED = "the current model route could not be resolved"  # no provider, model or llm service
+MCP_NO_ATTACHMENTS = "no attachment store is mounted"  # checked before the route
+
+
+def mcp_diagnostic(media_type: str, reason: str) -> str:
+    """The text an MCP image block becomes when it is not admitted, for any ``reason``."""
+    return f"[image unavailable: {media_type}; {reason}; raw image data remains available to programmatic callers]"
+
+
 def mcp_refusal(model: str, media_type: str) -> str:
     """Each image block of an MCP result becomes this text (no ``Error: `` prefix: the result is no error)."""
-    return (
-        f"[image unavailable: {media_type}; {mcp_reason(model)}; "
-        "raw image data remains available to programmatic callers]"
-    )
+    return mcp_diagnostic(media_type, mcp_reason(model))
 
 
 def web_refusal(model: str) -> str:
@@ -166,6 +185,28 @@ def refusals(model: str, path: str | None = None, *, media_type: str | None = No
         headless_stderr("UNSUPPORTED_CONTENT", deepseek_refusal(model)),
     )
     return tuple(zip(ENTRY_POINTS, texts, strict=True))
+
+
+#: How each gate judges the input modalities the llm service reports for the routed model: a ``strict`` gate
+#: admits an image only when the list names "image" (no list at all refuses too: read_image's
+#: ``assertImageCapableRoute``, the MCP client's ``resolveImageAdmission``); a ``permissive`` gate refuses
+#: only a list without "image" and lets an adapter that reports none through (dsh-host-apiproxy's prompt and
+#: model-switch checks, ``inputModalities !== undefined && ...``). The pi-ai adapter reads pi-ai's
+#: ``model.input``, which llm-pi-ai always fills (``defaultInput``), so it never sees "no list".
+GATES = {
+    "read_image": "strict",
+    "mcp": "strict",
+    "web": "permissive",
+    "web model switch": "permissive",
+    "pi-ai adapter": "strict",
+}
+
+
+def gate_refuses(entry: str, input_modalities: tuple[str, ...] | None) -> bool:
+    """Whether the gate at ``entry`` (a ``GATES`` key) refuses an image for a model reporting these modalities."""
+    if input_modalities is None:
+        return GATES[entry] == "strict"
+    return "image" not in input_modalities
 
 
 def primary(messages: tuple[tuple[str, str], ...]) -> str:

@@ -7,6 +7,9 @@ against the npm build ``@deepseek-ai/dsh-session@0.1.0-rc.8`` (``lib/index.js``:
 ``KNOWN_SESSION_EVENT_TYPES``, ``packChunkRuns``/``expandRow``) and ``@deepseek-ai/dsh-llm@0.1.0-rc.8``
 (``lib/types/types.d.ts``). V3/V4 (``assistant/attempt``, embedded streams, the tool-role result, the
 ``forked`` turn end) per ``zsagi1368/deepseek-harness-zDSH`` ``docs/session-format-status.md``.
+Checked against logs the published ``dsh --profile headless`` 0.1.0-rc.8 wrote itself (``data/dsh-*``,
+``lab/run.py --dsh``): they hold only the types and fields below, plus events the decoder passes through
+(``agent/inbox/spliced``, ``session/title``, ``TITLE_REQUEST``).
 What each fact means for a reader: ``docs/upstream.md``, section "dsh-session-log".
 """
 
@@ -25,6 +28,7 @@ __all__ = [
     "REQUEST_HEADER",
     "STEP_END",
     "STEP_START",
+    "TITLE_REQUEST",
     "TOOLS_PLACEHOLDER",
     "TOOL_CALL",
     "TOOL_RESULT",
@@ -54,6 +58,10 @@ ASSISTANT_MESSAGE = "assistant/message"
 ASSISTANT_ATTEMPT = "assistant/attempt"  # V3: one failed attempt's embedded stream
 TOOL_CALL = "tool/call"
 TOOL_RESULT = "tool/result"
+#: The session-title model call (``dsh-session-title-first-prompt-llm``): it goes to the same route as the
+#: turn's steps, so it is one more request on the wire, but the log records it as this one event (route,
+#: system, messages) and its answer as ``session/title``, never as a step (real logs: data/dsh-*).
+TITLE_REQUEST = "session/title-llm-request"
 
 #: Packed row type → the ``assistant/chunk`` type each member stands for (``chunk-rows.ts``). A row is
 #: ``{type, seq0, time0, data: {turn, step, index, dt, texts | args, id?, name?}}``.

@@ -4,6 +4,11 @@ Sources (``deepseek-ai/deepseek-harness`` 0.1.1-rc.2, wording as in its sources)
 ``packages/llm/llm-pi-ai/src/config.ts`` (``rejectRemovedFields``, ``resolveProfiles``),
 ``packages/llm/llm-pi-ai/src/catalog.ts`` (``resolveRouteModels``, compat gates),
 ``packages/core/agent-default-model/src/index.ts``, ``packages/interaction/permission-presets``.
+Checked by running the published ``@deepseek-ai/dsh-llm-pi-ai@0.1.0-rc.8`` (``lab/dsh-fixtures/config.mjs``,
+``tests/fixtures/dsh/config.json``): the texts below are what that release throws; where rc.8 words a
+text differently from the source reading, the function takes ``dsh=`` (``missing_credential``). The
+settings seam validates a section with its schemastery schema before llm-pi-ai's own checks run, so
+shape errors come back as schemastery's ``ValidationError`` (``schema_error``).
 """
 
 from __future__ import annotations
@@ -17,13 +22,16 @@ __all__ = [
     "DEFAULT_CONTEXT_WINDOW",
     "DEFAULT_INPUT",
     "DEFAULT_MAX_TOKENS",
+    "DEFAULT_MODEL_NAMESPACE",
     "MODALITIES",
     "NAMESPACE",
     "PERMISSION_MODE_ENV",
+    "PI_AI_FOR_DSH",
     "PRESETS",
     "PROVIDERS_ARRAY",
     "REMOVED_ROUTE_FIELDS",
     "ROUTE_APIS",
+    "SUPPORTED_PROTOCOLS",
     "all_offered_compat",
     "compat_protocols",
     "compat_undeclared",
@@ -31,6 +39,7 @@ __all__ = [
     "compat_valueless",
     "compat_withheld",
     "compat_wrong_api",
+    "credential_ref_invalid",
     "duplicate_model",
     "empty_default_input",
     "empty_field",
@@ -44,10 +53,18 @@ __all__ = [
     "removed_field",
     "removed_provider",
     "removed_retries",
+    "schema_error",
+    "section_not_object",
     "unknown_model",
 ]
 
 NAMESPACE = "llm-pi-ai"
+DEFAULT_MODEL_NAMESPACE = "agent-default-model"
+
+#: The pi-ai each DSH release loads. Evidence for 0.1.0-rc.8: ``@deepseek-ai/dsh-llm-pi-ai@0.1.0-rc.8``
+#: package.json ``"dependencies": {"@earendil-works/pi-ai": "^0.82.1"}``, and npm resolves that range to
+#: 0.82.1 (``lab/dsh-fixtures/package-lock.json``; ``config.json`` records range and installed version).
+PI_AI_FOR_DSH = {"0.1.0-rc.8": "0.82.1"}
 DEFAULT_CONTEXT_WINDOW = 262_144
 DEFAULT_MAX_TOKENS = 32_768
 DEFAULT_INPUT = ("text",)
@@ -103,7 +120,10 @@ COMPAT_WITHHELD = frozenset(
         "supportsToolReferences",
     }
 )
-ROUTE_APIS = tuple(COMPAT_OFFERED)  # the `api:` values an llm-pi-ai route may name
+# The `api:` values an llm-pi-ai route may name: the profile schema's ``z.union(supportedProtocols())``
+# (dsh-llm-pi-ai@0.1.0-rc.8 lib/index.js, ``PROTOCOLS``); the other compat gates serve catalog routes only.
+SUPPORTED_PROTOCOLS = ("openai-completions", "openai-responses", "anthropic-messages")
+ROUTE_APIS = SUPPORTED_PROTOCOLS
 
 
 def all_offered_compat() -> list[str]:
@@ -125,6 +145,8 @@ def refused(route: str, detail: str) -> str:
     return f'llm-pi-ai: provider "{route}" {detail}'
 
 
+# resolveProfiles' text; settings.yaml never reaches it in 0.1.0-rc.8: the section schema refuses an array
+# first (``schema_error(("providers",), "expected object but got ...")``).
 PROVIDERS_ARRAY = "llm-pi-ai: providers is now a dict keyed by provider route, not an array of profiles"
 
 
@@ -232,12 +254,37 @@ def empty_reasoning_efforts(route: str, model: str) -> str:
 # ---- runtime texts (catalog.ts; the credential text as DSH's credential resolution writes it)
 
 
-def missing_credential(route: str, ref: str) -> str:
-    return (
+def missing_credential(route: str, ref: str, dsh: str | None = None) -> str:
+    """The ``MISSING_CREDENTIAL`` text; its ending differs by release (``dsh=None``: the source reading)."""
+    head = (
         f'llm-pi-ai: no credential for provider route "{route}"; its profile resolves {ref}, which is not set — '
-        f"store {ref} through the credentials service (the web Models page writes it) or export it in the "
-        "launching environment"
+        f"store {ref} through the credentials service (the web Models page writes it) or export it"
     )
+    if dsh == "0.1.0-rc.8":
+        return (
+            head + ", and remove apiKeyEnv only if this provider should authenticate from pi-ai's own "
+            "environment discovery"
+        )
+    return head + " in the launching environment"
+
+
+# ---- texts of the settings seam (dsh-settings, dsh-credentials, schemastery), read at 0.1.0-rc.8
+
+
+def schema_error(path: tuple[str | int, ...], detail: str) -> str:
+    """schemastery's ``ValidationError``: ``$.a.b[0].c <detail>`` (the path is the section's)."""
+    prefix = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+    return f"{prefix} {detail}" if path else detail
+
+
+def section_not_object(namespace: str) -> str:
+    """dsh-settings ``SettingsProvider#section``: a namespace whose value is not a mapping (``key:`` alone too)."""
+    return f'settings section "{namespace}" must be an object of keys'
+
+
+def credential_ref_invalid(ref: str) -> str:
+    """dsh-credentials ``credentialRef``: an ``apiKeyEnv`` that is not a shell variable name."""
+    return f'credential ref "{ref}" must match /^[A-Za-z_][A-Za-z0-9_]*$/'
 
 
 def unknown_model(route: str, model: str) -> str:

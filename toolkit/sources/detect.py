@@ -9,7 +9,7 @@ from typing import Any
 
 from toolkit.errors import CaptureError
 from toolkit.sources import registry
-from toolkit.sources.sniff import HEAD_BYTES, first_line_object, head
+from toolkit.sources.sniff import HEAD_BYTES, first_line, first_line_object, head
 
 __all__ = ["FORMATS", "check_format", "detect", "reader_for"]
 
@@ -52,6 +52,11 @@ def detect(path: Path) -> str:
             path, "the file is empty" if not data else "the file holds only white space", location="byte 0"
         )
     found = registry.recognize(text)
+    if found is None and len(data) == HEAD_BYTES and b"\n" not in text:
+        # a first line longer than the head (a JSONL record with a large body): judge the whole line
+        data = first_line(path)
+        text = data.lstrip(b"\xef\xbb\xbf").lstrip()
+        found = registry.recognize(text)
     if found is not None:
         return found
     _refuse(path, data, text)

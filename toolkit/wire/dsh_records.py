@@ -576,11 +576,12 @@ class SessionDecoder:
         if provider is not None:
             candidates.append(self.provider_apis.get(provider))
         for api in candidates:
-            if isinstance(api, str):
-                if api in PROVIDER_APIS:
-                    return PROVIDER_APIS[api]
-                if api != "other" and api in WIRE_APIS:
-                    return api
+            if isinstance(api, str) and (api in PROVIDER_APIS or (api != "other" and api in WIRE_APIS)):
+                if provider is not None and provider not in self.provider_apis:
+                    # DSH's request/header names no api; a step that failed before any answer has no replay
+                    # state either, so what an earlier step of the same route showed is the evidence left
+                    self.provider_apis[provider] = api
+                return PROVIDER_APIS.get(api, api)
         return "other"
 
     def _set_terminal(self, ex: Exchange, st: _Step, issues: list[Issue], at_eof: bool) -> None:

@@ -21,9 +21,15 @@ SEVERITIES = ("error", "warning", "info")
 CODES = (
     "yaml-syntax",
     "not-a-mapping",
+    "section-not-a-mapping",
     "no-routes",
     "providers-array",
     "removed-key",
+    "unsupported-api",
+    "unknown-modality",
+    "invalid-size",
+    "invalid-credential-ref",
+    "missing-model-id",
     "empty-field",
     "empty-default-input",
     "api-key-unset",
@@ -43,6 +49,7 @@ CODES = (
     "strict-absent",
     "default-route-missing",
     "default-model-missing",
+    "default-model-incomplete",
     "unknown-preset",
 )
 

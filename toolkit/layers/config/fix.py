@@ -11,7 +11,6 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from toolkit.knowledge import pi_ai
 from toolkit.layers.config.resolve import TEXT_SOURCE
 from toolkit.layers.config.settings import Settings, load_settings
 from toolkit.sources import yaml_text
@@ -36,15 +35,16 @@ def suggest_fix(
     *,
     text: str | None = None,
     env: Mapping[str, str] | None = None,
-    pi_ai_version: str = pi_ai.DEFAULT_VERSION,
+    pi_ai_version: str | None = None,
     catalog: dict[str, Any] | None = None,
+    dsh: str | None = None,
 ) -> str:
     """The minimal fix for every finding that has one, as a unified diff against the original text.
 
     Takes the settings as ``load_settings`` does: a ``path``, or YAML ``text=``, with the same
-    ``env``, ``pi_ai_version`` and ``catalog``.
+    ``env``, ``pi_ai_version``, ``catalog`` and ``dsh``.
     """
-    settings = load_settings(path, text=text, env=env, pi_ai_version=pi_ai_version, catalog=catalog)
+    settings = load_settings(path, text=text, env=env, pi_ai_version=pi_ai_version, catalog=catalog, dsh=dsh)
     fixed = yaml_text.apply(settings.text, _edits(settings))
     name = settings.source if settings.source != TEXT_SOURCE else "settings.yaml"
     return "".join(
@@ -62,9 +62,10 @@ def apply_fix(
     *,
     text: str | None = None,
     env: Mapping[str, str] | None = None,
-    pi_ai_version: str = pi_ai.DEFAULT_VERSION,
+    pi_ai_version: str | None = None,
     catalog: dict[str, Any] | None = None,
+    dsh: str | None = None,
 ) -> str:
     """The fixed text itself (what ``suggest_fix``'s diff produces); the file is never written."""
-    settings = load_settings(path, text=text, env=env, pi_ai_version=pi_ai_version, catalog=catalog)
+    settings = load_settings(path, text=text, env=env, pi_ai_version=pi_ai_version, catalog=catalog, dsh=dsh)
     return yaml_text.apply(settings.text, _edits(settings))

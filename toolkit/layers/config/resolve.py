@@ -8,6 +8,8 @@ loader; for an ``apiKeyEnv`` only whether that variable is set is recorded, neve
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -61,6 +63,7 @@ MODELS = declare(
         "strict_mode_local_default": "boolean",
         "strict_mode_winner": "string",
         "tool_strict": fixed(*TOOL_STRICT),
+        "compat": object,  # the compat DSH hands pi-ai (offered route switches, then the model's), or None
         "line": "Int64",
     },
 )
@@ -95,9 +98,16 @@ class Resolver:
     """One run over one settings text; fills ``routes``, ``models``, ``findings`` and the defaults."""
 
     def __init__(
-        self, text: str, env: Mapping[str, str], version: str, catalog: dict[str, Any], source: str = TEXT_SOURCE
+        self,
+        text: str,
+        env: Mapping[str, str],
+        version: str,
+        catalog: dict[str, Any],
+        source: str = TEXT_SOURCE,
+        dsh: str | None = None,
     ):
         self.text, self.env, self.version, self.catalog, self.source = text, env, version, catalog, source
+        self.dsh = dsh
         self.findings: list[Finding] = []
         self.routes: list[dict[str, Any]] = []
         self.models: list[dict[str, Any]] = []
@@ -189,12 +199,56 @@ class Resolver:
         self._default_model()
         self._preset()
 
+    def _section(self, namespace: str) -> bool:
+        """Whether ``namespace`` holds a mapping; a present non-mapping (``key:`` alone too) is refused."""
+        section = self.data.get(namespace)
+        if namespace in self.data and not isinstance(section, dict):
+            self.add(
+                "error",
+                "section-not-a-mapping",
+                (namespace,),
+                f"`{namespace}:` is {'empty' if section is None else 'not a mapping'}: DSH refuses the namespace",
+                dsh_message=dsh.section_not_object(namespace),
+                fix=f"give `{namespace}:` its keys, or delete the line",
+            )
+        return isinstance(section, dict)
+
+    def _schema(self, code: str, path: tuple[Any, ...], message: str, detail: str, fix: str) -> None:
+        """A value the namespace's schemastery schema refuses (``path`` starts at the namespace)."""
+        self.add("error", code, path, message, dsh_message=dsh.schema_error(tuple(path[1:]), detail), fix=fix)
+
+    def _size(self, path: tuple[Any, ...], value: object) -> None:
+        """``z.number().step(1).min(1)``: contextWindow, maxTokens and the route defaults."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            detail = f"expected number but got {_js(value)}"
+        elif value < 1:
+            detail = f"expected number >= 1 but got {_js(value)}"
+        elif value != int(value):
+            detail = f"expected number multiple of 1 but got {_js(value)}"
+        else:
+            return
+        self._schema("invalid-size", path, f"`{path[-1]}` must be a positive integer", detail, "write a whole number")
+
+    def _modalities(self, path: tuple[Any, ...], value: object) -> None:
+        if not isinstance(value, list):
+            return
+        for i, modality in enumerate(value):
+            if modality not in dsh.MODALITIES:
+                self._schema(
+                    "unknown-modality",
+                    path + (i,),
+                    f"`{modality}` is not an input modality",
+                    f"expected {_union(dsh.MODALITIES)} but got {json.dumps(modality, ensure_ascii=False)}",
+                    f"use {' or '.join(dsh.MODALITIES)}",
+                )
+
     def _providers(self) -> None:
-        section = self.data.get(dsh.NAMESPACE)
-        if section is None:
+        if dsh.NAMESPACE not in self.data:
             self.add("info", "no-routes", (), f"no `{dsh.NAMESPACE}:` section: llm-pi-ai mounts with zero routes")
             return
-        providers = section.get("providers") if isinstance(section, dict) else None
+        if not self._section(dsh.NAMESPACE):
+            return
+        providers = self.data[dsh.NAMESPACE].get("providers")
         base = (dsh.NAMESPACE, "providers")
         if isinstance(providers, list):
             self.add(
@@ -202,7 +256,8 @@ class Resolver:
                 "providers-array",
                 base,
                 "providers must be a dict keyed by route id",
-                dsh_message=dsh.PROVIDERS_ARRAY,
+                dsh_message=dsh.schema_error(("providers",), f"expected object but got {_js(providers)}"),
+                dsh_messages=(("resolveProfiles", dsh.PROVIDERS_ARRAY),),
                 fix="write each profile under its route id",
             )
             return
@@ -226,6 +281,29 @@ class Resolver:
                     ),
                     edits=[yaml_text.delete_key(self.locs, path + (key,), "removed key")],
                 )
+        api = p.get("api")
+        if api is not None and api not in dsh.SUPPORTED_PROTOCOLS:
+            self._schema(
+                "unsupported-api",
+                path + ("api",),
+                f"api `{api}` is not one a configured llm-pi-ai route may name",
+                f"expected {_union(dsh.SUPPORTED_PROTOCOLS)} but got {json.dumps(api, ensure_ascii=False)}",
+                f"use one of {', '.join(dsh.SUPPORTED_PROTOCOLS)}",
+            )
+        for key in ("defaultContextWindow", "defaultMaxTokens"):
+            if p.get(key) is not None:
+                self._size(path + (key,), p[key])
+        self._modalities(path + ("defaultInput",), p.get("defaultInput"))
+        ref = p.get("apiKeyEnv")
+        if isinstance(ref, str) and not _SHELL_NAME.match(ref):
+            self.add(
+                "error",
+                "invalid-credential-ref",
+                path + ("apiKeyEnv",),
+                f"`apiKeyEnv: {ref}` is not an environment variable name",
+                dsh_message=dsh.credential_ref_invalid(ref),
+                fix="name the variable that holds the key (letters, digits, underscores)",
+            )
         for key in ("baseURL", "displayName"):
             if p.get(key) == "":
                 self.add(
@@ -267,7 +345,7 @@ class Resolver:
                 path + ("apiKeyEnv",),
                 f"`{env_name}` is not set in this environment (checked by name only; the value is never read): "
                 "every request on this route fails before it is sent",
-                dsh_message=dsh.missing_credential(route, env_name),
+                dsh_message=dsh.missing_credential(route, env_name, self.dsh),
                 fix=f"set {env_name} through DSH's credentials service or export it where DSH starts",
             )
         self.routes.append(
@@ -279,8 +357,8 @@ class Resolver:
                 "api_key_env": env_name,
                 "api_key_set": key_set,
                 "default_input": ctx.default_input,
-                "default_context_window": p.get("defaultContextWindow", dsh.DEFAULT_CONTEXT_WINDOW),
-                "default_max_tokens": p.get("defaultMaxTokens", dsh.DEFAULT_MAX_TOKENS),
+                "default_context_window": _whole(p.get("defaultContextWindow", dsh.DEFAULT_CONTEXT_WINDOW)),
+                "default_max_tokens": _whole(p.get("defaultMaxTokens", dsh.DEFAULT_MAX_TOKENS)),
                 "compat": ctx.compat,
                 "line": self._line(path),
             }
@@ -318,7 +396,20 @@ class Resolver:
         for i, entry in enumerate(entries):
             mpath = ctx.path + ("models", i)
             entry = entry if isinstance(entry, dict) else {}
-            mid = str(entry.get("id") or "")
+            if entry.get("id") is None:
+                self._schema(
+                    "missing-model-id",
+                    mpath + ("id",),
+                    "a model entry has no id",
+                    "missing required value",
+                    "give the entry an `id`",
+                )
+                continue
+            for key in ("contextWindow", "maxTokens"):
+                if entry.get(key) is not None:
+                    self._size(mpath + (key,), entry[key])
+            self._modalities(mpath + ("input",), entry.get("input"))
+            mid = str(entry["id"])
             if not mid:
                 self.add(
                     "error",
@@ -354,7 +445,7 @@ class Resolver:
                 )
                 continue
             apis.add(model_api)
-            if not (p.get("baseURL") or cat.get("baseUrl")):
+            if p.get("baseURL") is None and cat.get("baseUrl") is None:
                 self.add(
                     "error",
                     "needs-base-url",
@@ -434,14 +525,16 @@ class Resolver:
             model_input = m.route.default_input
             input_source = "route defaultInput" if "defaultInput" in p else "route defaultInput (default [text])"
 
-        def sized(key: str, default_key: str, default: int) -> tuple[int, str]:
-            if key in entry:
-                return entry[key], "entry"
-            if key in cat:
-                return cat[key], "catalog"
-            return p.get(default_key, default), (
-                "route " + default_key if default_key in p else f"{default_key} default"
-            )
+        def sized(key: str, default_key: str, default: int) -> tuple[int | None, str]:
+            if entry.get(key) is not None:
+                value, source = entry[key], "entry"
+            elif key in cat:
+                value, source = cat[key], "catalog"
+            elif p.get(default_key) is not None:
+                value, source = p[default_key], "route " + default_key
+            else:
+                value, source = default, f"{default_key} default"
+            return _whole(value), source  # DSH refuses the rest (invalid-size)
 
         context_window, cw_source = sized("contextWindow", "defaultContextWindow", dsh.DEFAULT_CONTEXT_WINDOW)
         max_tokens, mt_source = sized("maxTokens", "defaultMaxTokens", dsh.DEFAULT_MAX_TOKENS)
@@ -468,11 +561,23 @@ class Resolver:
                 else None
             ),
             "tool_strict": pi_ai.plain_tool_strict(m.api, strict, self.version),
+            "compat": self._model_compat(m),
             "line": self._line(m.path),
         }
         self.models.append(row)
         self._input_findings(m, row)
         self._strict_findings(m, row)
+
+    def _model_compat(self, m: ModelContext) -> dict[str, Any] | None:
+        """resolveModelCompat: the route's switches this api takes, then the model's; empty mappings say nothing;
+        when anything is set, the catalog entry's compat (same api) sits underneath."""
+        offered = dsh.COMPAT_OFFERED.get(m.api, ())
+        configured = {k: v for k, v in (m.route.compat or {}).items() if k in offered and v != {}}
+        configured.update({k: v for k, v in m.compat.items() if v != {}})
+        if not configured:
+            return None
+        under = m.catalog.get("compat") if m.catalog.get("api") == m.api else None
+        return {**(under or {}), **configured}
 
     def _strict_mode(self, m: ModelContext) -> tuple[bool | None, str]:
         route_compat, cat = m.route.compat or {}, m.catalog
@@ -484,9 +589,9 @@ class Resolver:
             return bool(cat["compat"]["supportsStrictMode"]), "catalog"
         if m.route.route in pi_ai.CATALOG_STRICT_MODE and not cat:
             return pi_ai.CATALOG_STRICT_MODE[m.route.route], f"catalog ({m.route.route} models)"
-        if m.api in pi_ai.STRICT_MODE_DEFAULT:
-            value, why = pi_ai.STRICT_MODE_DEFAULT[m.api]
-            return value, why
+        default = pi_ai.strict_mode_default(m.api, self.version)
+        if default is not None:
+            return default
         return None, f"not applicable to {m.api}"
 
     def _input_findings(self, m: ModelContext, row: dict[str, Any]) -> None:
@@ -563,8 +668,11 @@ class Resolver:
         )
 
     def _default_model(self) -> None:
-        section = self.data.get("agent-default-model")
-        path = ("agent-default-model",)
+        section = self.data.get(dsh.DEFAULT_MODEL_NAMESPACE)
+        path = (dsh.DEFAULT_MODEL_NAMESPACE,)
+        if dsh.DEFAULT_MODEL_NAMESPACE in self.data and not self._section(dsh.DEFAULT_MODEL_NAMESPACE):
+            self.default_model = {"route": None, "model": None, "source": "agent-default-model", "exists": False}
+            return
         if not isinstance(section, dict):
             base_route, base_model = dsh.BASE_DEFAULT_MODEL
             self.default_model = {
@@ -575,6 +683,24 @@ class Resolver:
             }
             return
         route, model = section.get("provider"), section.get("model")
+        for key in ("provider", "model"):
+            if section.get(key) is None:
+                self._schema(
+                    "default-model-incomplete",
+                    path + (key,),
+                    f"agent-default-model has no `{key}`",
+                    "missing required value",
+                    f"set `{key}` (agent-default-model takes both provider and model)",
+                )
+        if route is None or model is None:
+            self.default_model = {
+                "route": route,
+                "model": model,
+                "source": "agent-default-model",
+                "exists": False,
+                "line": self.locs[path].line,
+            }
+            return
         routes = {r["route"] for r in self.routes}
         exists = (route, model) in {(m["route"], m["id"]) for m in self.models}
         self.default_model = {
@@ -638,3 +764,33 @@ class Resolver:
             "approval": "never" if env_mode == "danger-full-access" else "ask",
             "source": dsh.PERMISSION_MODE_ENV if env_mode else "base bundle default (sandbox-policy)",
         }
+
+
+_SHELL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")  # dsh-credentials REF_PATTERN
+
+
+def _union(values: Iterable[str]) -> str:
+    """How schemastery names a union of literals: ``"a" | "b"``."""
+    return " | ".join(json.dumps(v) for v in values)
+
+
+def _js(value: object) -> str:
+    """JavaScript's ``String(value)`` for parsed YAML, as schemastery interpolates it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value == int(value):
+        return str(int(value))
+    if isinstance(value, list):
+        return ",".join("" if v is None else _js(v) for v in value)
+    if isinstance(value, dict):
+        return "[object Object]"
+    return str(value)
+
+
+def _whole(value: object) -> int | None:
+    """A size as pi-ai gets it: a positive whole number, else None (DSH refuses it: ``invalid-size``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 1 or value != int(value):
+        return None
+    return int(value)

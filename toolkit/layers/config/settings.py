@@ -16,12 +16,12 @@ from typing import Any
 import pandas as pd
 
 from toolkit.errors import InputError
-from toolkit.knowledge import dsh_settings as dsh
+from toolkit.knowledge import dsh_settings as dsh_knowledge
 from toolkit.knowledge import pi_ai
 from toolkit.layers.config.findings import Finding, findings_frame
 from toolkit.layers.config.resolve import MODELS, ROUTES, TEXT_SOURCE, Resolver
 
-__all__ = ["TEXT_SOURCE", "Settings", "SettingsError", "load_settings", "read_source"]
+__all__ = ["TEXT_SOURCE", "Settings", "SettingsError", "load_settings", "pi_ai_for", "read_source"]
 
 
 class SettingsError(InputError):
@@ -41,6 +41,7 @@ class Settings:
     default_model: dict[str, Any]
     default_preset: dict[str, Any]
     pi_ai: str
+    dsh: str | None = None  # the DSH release modelled (``load_settings(dsh=...)``), or None for the source reading
     _findings: list[Finding] = field(default_factory=list, repr=False)
 
     def model(self, route: str, model: str) -> pd.Series | None:
@@ -68,7 +69,7 @@ def read_source(path: str | os.PathLike[str] | None, text: str | None) -> tuple[
         raise TypeError(f"the settings path must be a str or os.PathLike, not {type(path).__name__}")
     p = Path(path).expanduser()
     shown = _shown(path)
-    if p.name in dsh.CREDENTIAL_FILES:
+    if p.name in dsh_knowledge.CREDENTIAL_FILES:
         raise SettingsError(f"{shown}: refusing to read a credential file; pass settings.yaml")
     hint = " (taken as a path to a settings file; YAML text goes in text=)" if isinstance(path, str) else ""
     try:
@@ -85,22 +86,38 @@ def _shown(path: str | os.PathLike[str]) -> str:
     return repr(name[:40] + "…") if isinstance(path, str) and ("\n" in name or len(name) > 200) else name
 
 
+def pi_ai_for(dsh: str | None, pi_ai_version: str | None) -> str:
+    """The pi-ai version to model: the one ``dsh`` loads, else ``pi_ai_version``, else the default."""
+    if dsh is None:
+        return pi_ai.DEFAULT_VERSION if pi_ai_version is None else pi_ai_version
+    if dsh not in dsh_knowledge.PI_AI_FOR_DSH:
+        raise ValueError(f"dsh={dsh!r}: unknown DSH release; known: {', '.join(dsh_knowledge.PI_AI_FOR_DSH)}")
+    loaded = dsh_knowledge.PI_AI_FOR_DSH[dsh]
+    if pi_ai_version is not None and pi_ai_version != loaded:
+        raise ValueError(f"dsh={dsh!r} loads pi-ai {loaded}, not pi_ai_version={pi_ai_version!r}; give one of the two")
+    return loaded
+
+
 def load_settings(
     path: str | os.PathLike[str] | None = None,
     *,
     text: str | None = None,
     env: Mapping[str, str] | None = None,
-    pi_ai_version: str = pi_ai.DEFAULT_VERSION,
+    pi_ai_version: str | None = None,
     catalog: dict[str, Any] | None = None,
+    dsh: str | None = None,
 ) -> Settings:
     """Resolve a DSH ``settings.yaml`` the way DSH and pi-ai do: a file (``path``), or its YAML ``text=``.
 
     ``env`` (default ``os.environ``) is only asked whether an ``apiKeyEnv`` name is set. ``catalog``
     maps a route id to ``{model id: {input, contextWindow, maxTokens, api, baseUrl, compat}}`` for
-    routes pi-ai's installed catalog describes (the toolkit does not ship that catalog).
+    routes pi-ai's installed catalog describes (the toolkit does not ship that catalog). ``dsh`` names a
+    DSH release (``toolkit.knowledge.dsh_settings.PI_AI_FOR_DSH``): its texts, and the pi-ai it loads;
+    a different ``pi_ai_version`` beside it is a ValueError.
     """
+    version = pi_ai_for(dsh, pi_ai_version)
     body, source = read_source(path, text)
-    r = Resolver(body, os.environ if env is None else env, pi_ai_version, catalog or {}, source)
+    r = Resolver(body, os.environ if env is None else env, version, catalog or {}, source, dsh=dsh)
     r.run()
     return Settings(
         source=source,
@@ -111,6 +128,7 @@ def load_settings(
         findings=findings_frame(r.findings),
         default_model=r.default_model,
         default_preset=r.default_preset,
-        pi_ai=pi_ai_version,
+        pi_ai=version,
+        dsh=dsh,
         _findings=r.findings,
     )

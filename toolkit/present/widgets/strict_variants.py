@@ -12,7 +12,7 @@ from typing import Any
 
 import ipywidgets as W
 
-from toolkit.knowledge.dsh_tools import BASH_DESCRIPTION, SCHEMAS, schema_for
+from toolkit.knowledge.dsh_tools import SCHEMAS, description_for, schema_for
 from toolkit.knowledge.pi_ai import DEFAULT_VERSION
 from toolkit.knowledge.pi_ai import VERSIONS as PI_AI_VERSIONS
 from toolkit.knowledge.pi_ai_tools import TOOL_APIS
@@ -55,8 +55,8 @@ READ_NOT_SENT = "not sent"
 
 
 def tool_definition(tool: str | dict) -> dict:
-    """The pi-ai tool definition for a DSH tool name (schema from ``dsh_tools``; bash and pwsh with
-    ``BASH_DESCRIPTION``, write and edit have no description there), or a copy of a given definition
+    """The pi-ai tool definition for a DSH tool name (schema and description as DSH 0.1.0-rc.8 advertises
+    them in a sandboxed composition, from ``dsh_tools``), or a copy of a given definition
     (a Chat Completions tool nested under ``function`` is flattened)."""
     if isinstance(tool, str):
         if tool not in SCHEMAS:
@@ -65,7 +65,7 @@ def tool_definition(tool: str | dict) -> dict:
             )
         return {
             "name": tool,
-            "description": BASH_DESCRIPTION if tool in ("bash", "pwsh") else None,
+            "description": description_for(tool),
             "parameters": schema_for(tool),
         }
     if not isinstance(tool, dict):

@@ -757,11 +757,12 @@ def test_dsh_written_log_packed_rows_and_seqs(path):
         chunk = e.payload.get("chunk") if isinstance(e.payload, dict) else None
         if e.type == "assistant/chunk" and isinstance(chunk, dict) and chunk.get("type") == "tool-call-delta":
             deltas.setdefault(chunk["id"], []).append(chunk["argumentsDelta"])
-    calls = {c.call_id: c for d in got[Decoded] for c in d.calls}
+    # DSH keeps pi-ai's joined Responses id `call_…|fc_…`; a call row splits it into call_id and item_id
+    calls = {f"{c.call_id}|{c.item_id}": c for d in got[Decoded] for c in d.calls}
     assert deltas and set(deltas) == set(calls)
-    for call_id, parts in deltas.items():
-        assert "".join(parts) == calls[call_id].arguments_raw  # the exact string DSH dispatched
-        assert "|" in call_id  # DSH keeps pi-ai's joined Responses id `call_…|fc_…`
+    for joined, parts in deltas.items():
+        assert "".join(parts) == calls[joined].arguments_raw  # the exact string DSH dispatched
+        assert calls[joined].call_id.startswith("call_") and calls[joined].item_id.startswith("fc_")
 
 
 @pytest.mark.parametrize("path", DSH_WRITTEN, ids=lambda p: p.parent.name)

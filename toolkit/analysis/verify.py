@@ -195,7 +195,7 @@ def _serialization(findings, capture: Capture, filled: pd.DataFrame) -> LayerRes
     if len(filled):
         example = filled.iloc[0]
         evidence.append(
-            f"{len(filled)} calls filled every optional field (read as strict), e.g. {example['tool']} "
+            f"{len(_distinct_calls(filled))} calls filled every optional field (read as strict), e.g. {example['tool']} "
             f"{example['call_id']}: {example['arguments']}"
         )
         absent = filled[filled["strict_state"].astype(str).isin(["absent", "null"])]
@@ -243,10 +243,13 @@ def _execution(replayed: pd.DataFrame, capture: Capture, mode, dsh) -> LayerResu
     if judged.empty:
         note = "" if mode or capture.events.empty is False else " (pass mode= for HTTP captures)"
         return LayerResult("execution", "no evidence", "no tool call could be judged" + note)
+    sightings = len(judged)
+    judged = _distinct_calls(judged)
     failed = judged[~judged["ok"].astype(bool)]
     disagree = judged[judged["agrees"].eq(False).fillna(False)]
     modes = ", ".join(sorted(set(judged["mode"].dropna().astype(str))))  # the modes the calls ran under
-    evidence = [f"{len(judged)} calls judged under DSH {dsh} in {modes}; {len(failed)} refused"]
+    seen = f" (seen {sightings} times across the captures)" if sightings != len(judged) else ""
+    evidence = [f"{len(judged)} calls judged under DSH {dsh} in {modes}{seen}; {len(failed)} refused"]
     granted = judged["granted_mode"].dropna().astype(str)
     if len(granted):
         what = "escalation" if len(granted) == 1 else "escalations"
@@ -263,8 +266,18 @@ def _execution(replayed: pd.DataFrame, capture: Capture, mode, dsh) -> LayerResu
     try:
         wi = whatif(capture, mode=mode, dsh=dsh)
         for policy, group in wi.groupby("policy", sort=False, observed=True):
-            avoided = int((group["outcome"] == "avoided").sum())
+            avoided = _distinct_calls(group[group["outcome"] == "avoided"]).shape[0]
             fixes.append(f"{policy}: avoids {avoided} of {len(failed)} refusals")
     except Exception as exc:  # the verdict stands without the what-ifs
         fixes.append(f"what-if policies unavailable: {exc}")
     return LayerResult("execution", "fail", f"DSH refused {len(failed)} of {len(judged)} calls", evidence, fixes)
+
+
+def _distinct_calls(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per call: the same call recorded by several captures of one run (a HAR and DSH's own log
+    carry the same call id) is one call, not two."""
+    if rows.empty or "call_id" not in rows:
+        return rows
+    named = rows["call_id"].notna()
+    keyed = rows[named].drop_duplicates(subset=["call_id", "tool"])
+    return pd.concat([keyed, rows[~named]]).sort_index()

@@ -36,6 +36,7 @@ __all__ = [
     "TURN_END_TERMINALS",
     "TURN_START",
     "USAGE_FIELDS",
+    "USER_MESSAGE",
 ]
 
 #: The first line's ``type`` (``HeaderLine``, ``packages/session/session-persistence-jsonl/src/format.ts``).
@@ -58,6 +59,8 @@ ASSISTANT_MESSAGE = "assistant/message"
 ASSISTANT_ATTEMPT = "assistant/attempt"  # V3: one failed attempt's embedded stream
 TOOL_CALL = "tool/call"
 TOOL_RESULT = "tool/result"
+#: A user message entering the context: the task, and DSH's own runtime-context message after it (real logs).
+USER_MESSAGE = "user/message"
 #: The session-title model call (``dsh-session-title-first-prompt-llm``): it goes to the same route as the
 #: turn's steps, so it is one more request on the wire, but the log records it as this one event (route,
 #: system, messages) and its answer as ``session/title``, never as a step (real logs: data/dsh-*).

@@ -139,8 +139,24 @@ def _accepted(r: dict[str, Any]) -> bool:
     return r["images_sent"] > 0 and not pd.isna(r["status"]) and r["status"] < 400
 
 
+#: DSH's adapter codes for content refused before sending (dsh-llm ``LlmError``): not the backend's answer.
+LOCAL_ERROR_CODES = ("UNSUPPORTED_CONTENT",)
+
+
 def _refused_downstream(r: dict[str, Any]) -> bool:
-    return r["images_sent"] > 0 and not pd.isna(r["status"]) and r["status"] >= 400
+    if r["images_sent"] == 0:
+        return False
+    if not pd.isna(r["status"]):
+        return bool(r["status"] >= 400)
+    # a DSH log keeps no HTTP status: a step that sent the image and failed with a provider error was refused
+    return not pd.isna(r["error_message"]) and r["error_code"] not in LOCAL_ERROR_CODES
+
+
+def _answer(r: dict[str, Any]) -> str:
+    what = f"{r['error_code'] or ''}: {r['error_message'] or ''}".strip()
+    if pd.isna(r["status"]):
+        return f"the step failed (a DSH log keeps no HTTP status): {what}"
+    return f"backend answered {r['status']} {what}"
 
 
 def _verdict(r: dict[str, Any], local_refusal: bool, rows: list[dict[str, Any]]) -> tuple[str, str]:
@@ -158,8 +174,7 @@ def _verdict(r: dict[str, Any], local_refusal: bool, rows: list[dict[str, Any]])
         if _refused_downstream(r):
             return (
                 "declared-but-refused-downstream",
-                f"declared {list(declared)} ({r['input_source']}); {sent_text}; backend answered {r['status']} "
-                f"{r['error_code'] or ''}: {r['error_message'] or ''}".strip(),
+                f"declared {list(declared)} ({r['input_source']}); {sent_text}; {_answer(r)}",
             )
         if _accepted(r):
             return (

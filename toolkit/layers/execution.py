@@ -25,6 +25,7 @@ from toolkit.knowledge import codex
 from toolkit.knowledge import dsh_runtime as rt
 from toolkit.knowledge.dsh_tools import schema_for
 from toolkit.layers.codex_execution import check_codex_call
+from toolkit.wire.dsh_records import split_call_id
 
 __all__ = [
     "APPROVALS",
@@ -433,7 +434,7 @@ def _session_contexts(capture: Capture) -> dict[tuple, dict]:
         for row in group.itertuples(index=False):
             p = row.payload if isinstance(row.payload, dict) else {}
             if row.type == "approval/asked" and p.get("callId"):
-                asked[p.get("id")] = p["callId"]
+                asked[p.get("id")] = _wire_id(p["callId"])
             elif row.type == "approval/decided" and p.get("id") in asked:
                 decided[asked[p["id"]]] = p.get("outcome")
         for row in group.itertuples(index=False):
@@ -443,11 +444,17 @@ def _session_contexts(capture: Capture) -> dict[tuple, dict]:
             elif row.type == "approval/policy":
                 policy = p.get("policy")
             elif row.type == "tool/call" and p.get("callId"):
-                outcome = decided.get(p["callId"]) or ("rejected" if policy == "never" else None)
-                out[(str(source), p["callId"])] = {
+                call_id = _wire_id(p["callId"])
+                outcome = decided.get(call_id) or ("rejected" if policy == "never" else None)
+                out[(str(source), call_id)] = {
                     "mode": mode,
                     "policy": policy,
                     "approval": outcome,
                     "mode_source": mode_source or "no sandbox/mode event: pass mode=",
                 }
     return out
+
+
+def _wire_id(value: Any) -> str:
+    """The call id the calls frame uses (DSH logs pi-ai's ``call_id|item id``; the frame keeps the first)."""
+    return split_call_id(value)[0] or str(value)

@@ -128,10 +128,13 @@ def _config(args) -> int:
 def _verify(args) -> int:
     from toolkit.analysis.verify import verify
     from toolkit.capture import load_captures
+    from toolkit.knowledge.dsh_settings import PI_AI_FOR_DSH
     from toolkit.layers.config import load_settings
     from toolkit.present import report
 
-    settings = load_settings(args.settings) if args.settings else None
+    # a DSH release that was run (PI_AI_FOR_DSH) also fixes the pi-ai its settings are resolved with
+    loads = {"dsh": args.dsh} if args.dsh in PI_AI_FOR_DSH else {}
+    settings = load_settings(args.settings, **loads) if args.settings else None
     capture = load_captures([*args.capture, *args.session]) if (args.capture or args.session) else None
     result = verify(settings, capture, mode=args.mode, dsh=args.dsh)
     from toolkit.analysis.provenance import table

@@ -36,6 +36,7 @@ from toolkit.knowledge.dsh_session import (
     TURN_END_TERMINALS,
     TURN_START,
     USAGE_FIELDS,
+    USER_MESSAGE,
 )
 from toolkit.wire.json_text import json_int, json_kind, loads, parse_arguments
 from toolkit.wire.records import (
@@ -53,6 +54,7 @@ from toolkit.wire.records import (
     Decoded,
     Event,
     Exchange,
+    InputPart,
     Issue,
     Problem,
     Tool,
@@ -68,6 +70,8 @@ __all__ = [
     "decode_lines",
     "expand_packed",
     "is_session_header",
+    "message_parts",
+    "split_call_id",
     "tool_result_parts",
 ]
 
@@ -159,6 +163,50 @@ def content_text(content: Any) -> str:
     return "\n".join(texts)
 
 
+def message_parts(kind: str, data: Any) -> list[InputPart]:
+    """The content parts of a ``user/message`` or ``tool/result`` as input rows (item indexes from 0).
+
+    A DSH log stores each message once, so a step's inputs are what entered the context since the step
+    before, not the whole history. Images are attachments (``{type: image, attachment: {mediaType, bytes}}``);
+    their bytes stay in DSH's attachment store."""
+    if not isinstance(data, dict):
+        return []
+    rows: list[InputPart] = []
+    if kind == TOOL_RESULT:
+        for item, (call_id, _is_error, content) in enumerate(tool_result_parts(data)):
+            _append_parts(rows, item, "tool", "function_call_output", content, split_call_id(call_id)[0])
+    else:
+        role = _str(data.get("role")) or "user"
+        _append_parts(rows, 0, role, "message", data.get("content"), None)
+    return rows
+
+
+def _append_parts(
+    rows: list[InputPart], item: int, role: str, item_type: str, content: Any, call_id: str | None
+) -> None:
+    parts = [content] if isinstance(content, str) else content if isinstance(content, list) else []
+    for i, raw in enumerate(parts):
+        part: dict[str, Any] = {"type": "text", "text": raw} if isinstance(raw, str) else raw
+        if not isinstance(part, dict):
+            continue
+        kind = _str(part.get("type")) or "unknown"
+        attachment: dict[str, Any] = part["attachment"] if isinstance(part.get("attachment"), dict) else {}
+        text = _str(part.get("text"))
+        rows.append(
+            InputPart(
+                item,
+                i,
+                role,
+                item_type,
+                kind,
+                media_type=_str(attachment.get("mediaType") or part.get("mediaType")),
+                byte_size=json_int(attachment.get("bytes")),
+                text=text,
+                call_id=call_id,
+            )
+        )
+
+
 def is_session_header(obj: Any) -> bool:
     return isinstance(obj, dict) and obj.get("type") == HEADER_TYPE
 
@@ -190,6 +238,7 @@ class _Step:
     issues: list[Issue] = field(default_factory=list)
     ended: bool = False  # step/end seen
     turn_reason: Any = None  # turn/end data of its turn, once seen
+    inputs: list[InputPart] = field(default_factory=list)  # what entered the context for this step
 
 
 class SessionDecoder:
@@ -214,6 +263,8 @@ class SessionDecoder:
         self._tools_line: int | None = None
         self._context: dict[str, Any] = {}
         self._pending_issues: list[Issue] = []
+        # messages that entered the context after the last step's model output: the next step's inputs
+        self._pending_inputs: list[InputPart] = []
 
     # -- input ---------------------------------------------------------------------------------
 
@@ -292,6 +343,9 @@ class SessionDecoder:
             self._open = key
         where = key or self._open
         st = self._step(where, line, time_ms) if where else None
+        if kind == STEP_START and st is not None and self._pending_inputs:
+            st.inputs.extend(self._renumber(st, self._pending_inputs))
+            self._pending_inputs = []
         event = Event(
             self.source,
             f"line {line}",
@@ -323,6 +377,8 @@ class SessionDecoder:
                 out.extend(self._tool_results(d, st.exchange_id, turn, step_no))
         elif kind == TOOL_RESULT:
             out.extend(self._tool_results(d, None, turn, step_no))
+        if kind in (USER_MESSAGE, TOOL_RESULT):
+            self._enter_context(st, message_parts(kind, d))
 
         if kind == STEP_END and key is not None and key in self._steps:
             self._steps[key].ended = True
@@ -493,7 +549,7 @@ class SessionDecoder:
             out.append(
                 ToolResult(
                     exchange_id,
-                    call_id if isinstance(call_id, str) else None,
+                    split_call_id(call_id)[0],
                     is_error if isinstance(is_error, bool) else None,
                     content_text(content),
                     _str(error.get("name")),
@@ -566,7 +622,25 @@ class SessionDecoder:
         tools = self._tool_rows()
         issues.extend(self._pending_issues)
         self._pending_issues = []
-        return Decoded(ex, tools=tools, calls=self._calls(st, issues), issues=issues)
+        return Decoded(ex, tools=tools, calls=self._calls(st, issues), inputs=st.inputs, issues=issues)
+
+    def _enter_context(self, st: _Step | None, parts: list[InputPart]) -> None:
+        """A user message or tool result joins the context: of the open step while it has not answered yet
+        (DSH logs the task after ``step/start``), else of the next step (a result follows its call)."""
+        if not parts:
+            return
+        if st is not None and not st.streamed and st.message is None and not st.model_calls:
+            st.inputs.extend(self._renumber(st, parts))
+        else:
+            self._pending_inputs.extend(parts)
+
+    @staticmethod
+    def _renumber(st: _Step, parts: list[InputPart]) -> list[InputPart]:
+        start = (st.inputs[-1].item_index + 1) if st.inputs else 0
+        first = parts[0].item_index
+        for p in parts:
+            p.item_index = start + p.item_index - first
+        return parts
 
     def _api(self, provider: str | None, st: _Step, answered: Mapping[str, Any]) -> str:
         candidates = [self._config.get("api")]
@@ -659,6 +733,17 @@ class SessionDecoder:
 # ---------------------------------------------------------------------------------------------
 
 
+def split_call_id(value: Any) -> tuple[str | None, str | None]:
+    """``(call_id, item_id)`` of a DSH tool-call id. DSH keeps the id pi-ai gives a Responses call,
+    ``<call_id>|<item id>`` (pi-ai ``openai-responses-shared`` ``id: `${item.call_id}|${item.id}```, 0.82.1
+    and 1.6.0); the wire, and every other capture, names the call by the part before ``|``."""
+    text = _str(value)
+    if text is None or "|" not in text:
+        return text, None
+    call_id, _, item_id = text.partition("|")
+    return call_id, item_id or None
+
+
 def _call(call_id: Any, name: Any, raw: Any, *, complete: bool) -> Call:
     arguments, error = (raw, None) if isinstance(raw, dict) else parse_arguments(raw)
     if isinstance(raw, str) or raw is None:
@@ -667,7 +752,8 @@ def _call(call_id: Any, name: Any, raw: Any, *, complete: bool) -> Call:
         raw_text = json.dumps(raw, ensure_ascii=False)
     if not complete and error is not None:
         error = f"incomplete: {error}"
-    return Call(_str(call_id), None, _str(name), raw_text, arguments, error, complete)
+    wire_id, item_id = split_call_id(call_id)
+    return Call(wire_id, item_id, _str(name), raw_text, arguments, error, complete)
 
 
 def _parse_line(raw: bytes | str, *, first: bool = False) -> tuple[Any, str | None]:

@@ -102,3 +102,14 @@ def test_message_parts_of_a_user_message_with_an_attachment():
     assert (text.item_type, text.part_type, text.text) == ("message", "text", "look")
     assert (image.part_type, image.media_type, image.byte_size, image.role) == ("image", "image/jpeg", 12, "user")
     assert message_parts("user/message", "not an object") == []
+
+
+def test_the_refusal_dsh_recorded_replaces_its_template_in_the_report():
+    folder = DATA / "dsh-before-fix"
+    settings = toolkit.load_settings(folder / "settings.yaml", dsh="0.1.0-rc.8")
+    result = verify(settings, toolkit.load_capture(folder / "session.jsonl.zstd"), dsh="0.1.0-rc.8")
+    capability = next(r for r in result.results if r.layer == "capability")
+    entries = [entry for entry, _ in capability.dsh_messages]
+    assert len(entries) == len(set(entries))  # one text per entry point
+    recorded = toolkit.load_capture(folder / "session.jsonl.zstd").tool_results["text"].iloc[-1]
+    assert dict(capability.dsh_messages)["read_image"] == recorded

@@ -116,14 +116,29 @@ def verify(
     return Verification(results, findings, caps, replayed, filled, mode, mode_source)
 
 
+#: What the templates of ``dsh_images.refusals`` leave for the evidence to fill.
+_PLACEHOLDERS = ("<path>", "<media type>")
+
+
 def _dsh_messages(*frames: pd.DataFrame | None) -> list[tuple[str, str]]:
-    """Every (entry point, text) in the frames' ``dsh_messages`` columns, each once, in order."""
+    """Every (entry point, text) in the frames' ``dsh_messages`` columns, each once, in order; a text the
+    evidence filled in (the path a tool read) takes the place of the same entry point's template."""
     out: list[tuple[str, str]] = []
     for frame in frames:
         if frame is None or not len(frame):
             continue
         for messages in frame["dsh_messages"]:
-            out += [(str(entry), str(text)) for entry, text in messages or () if (entry, text) not in out]
+            for entry, text in messages or ():
+                pair = (str(entry), str(text))
+                if pair in out:
+                    continue
+                template = next(
+                    (i for i, (e, t) in enumerate(out) if e == pair[0] and any(p in t for p in _PLACEHOLDERS)), None
+                )
+                if template is not None and not any(p in pair[1] for p in _PLACEHOLDERS):
+                    out[template] = pair
+                else:
+                    out.append(pair)
     return out
 
 

@@ -168,7 +168,7 @@ def message_parts(kind: str, data: Any) -> list[InputPart]:
 
     A DSH log stores each message once, so a step's inputs are what entered the context since the step
     before, not the whole history. Images are attachments (``{type: image, attachment: {mediaType, bytes}}``);
-    their bytes stay in DSH's attachment store."""
+    their bytes stay in DSH's attachment store (``docs/upstream.md#dsh-session-log-observed``)."""
     if not isinstance(data, dict):
         return []
     rows: list[InputPart] = []
@@ -736,7 +736,8 @@ class SessionDecoder:
 def split_call_id(value: Any) -> tuple[str | None, str | None]:
     """``(call_id, item_id)`` of a DSH tool-call id. DSH keeps the id pi-ai gives a Responses call,
     ``<call_id>|<item id>`` (pi-ai ``openai-responses-shared`` ``id: `${item.call_id}|${item.id}```, 0.82.1
-    and 1.6.0); the wire, and every other capture, names the call by the part before ``|``."""
+    and 1.6.0); the wire, and every other capture, names the call by the part before ``|``
+    (``docs/upstream.md#dsh-session-log-observed``)."""
     text = _str(value)
     if text is None or "|" not in text:
         return text, None

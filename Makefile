@@ -13,8 +13,10 @@ $(STAMP): requirements.lock pyproject.toml
 	$(BIN)/pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
-BEFORE := --settings data/configs/settings.before.yaml --capture data/before-fix/capture.har --session data/before-fix/session.jsonl.zstd
-AFTER := --settings data/configs/settings.after.yaml --capture data/after-fix/capture.har --session data/after-fix/session.jsonl.zstd
+# The published DSH 0.1.0-rc.8 run headless by the lab (lab/run.py --dsh): the settings file it was given, the HAR
+# of its traffic and the session log it wrote, all from the same run.
+BEFORE := --settings data/dsh-before-fix/settings.yaml --capture data/dsh-before-fix/capture.har --session data/dsh-before-fix/session.jsonl.zstd --dsh 0.1.0-rc.8
+AFTER := --settings data/dsh-after-fix/settings.yaml --capture data/dsh-after-fix/capture.har --session data/dsh-after-fix/session.jsonl.zstd --dsh 0.1.0-rc.8
 
 # The main job: the four-layer verdict before the fix (exits 1, naming the failing layers) and after it (exits 0).
 demo: $(STAMP)

@@ -438,36 +438,38 @@ def decide(persona: str, items: list[dict], tools: list[dict], strict: dict) -> 
             args = build_arguments(tool["parameters"] if tool else {}, True)
         args["justification"] = RETRY_JUSTIFICATION
         return {"type": "call", "name": name, "arguments": args}
-    if _is_error(text) and _wants_screenshot(items, tools):
-        # the user's screenshot did not reach the model (pi-ai's placeholder, or only its name): read the file
+    wants = _wants_screenshot(items, tools)
+    if wants == "named" or (wants == "placeholder" and _is_error(text)):
+        # the user's screenshot did not reach the model: read the file, after the listing when the user only
+        # named it (DSH's headless app takes text only), once refused when pi-ai dropped the attached image
         return {"type": "call", "name": "read_image", "arguments": {"file_path": SCREENSHOT_PATH}}
     prefix = REFUSED_PREFIX if _is_error(text) else DONE_PREFIX
     return {"type": "text", "text": prefix + _first_line(text)}
 
 
-def _wants_screenshot(items: list[dict], tools: list[dict]) -> bool:
-    """The user's screenshot did not reach the model this turn, and read_image was not tried yet: a user
-    message lost its image to pi-ai's placeholder, or named the file without attaching it (DSH's headless
-    app takes text only).
+def _wants_screenshot(items: list[dict], tools: list[dict]) -> str | None:
+    """Why the model should read the screenshot, or None: a user message of this turn lost its image to
+    pi-ai's placeholder (``placeholder``), or named the file without attaching it (``named``: DSH's headless
+    app takes text only), and read_image was not tried yet.
 
     Every user message since the last assistant message counts: DSH sends its runtime-context message
     after the task, so the task is not always the latest one."""
     if not any(t["name"] == "read_image" for t in tools):
-        return False
+        return None
     named = False
     for item in reversed(items):
         if item["kind"] == "call" and item.get("name") == "read_image":
-            return False
+            return None
         if item["kind"] == "user":
             text = item.get("text") or ""
             if item.get("image"):
-                return False
+                return None
             if IMAGE_PLACEHOLDER in text:
-                return True
+                return "placeholder"
             named = named or SCREENSHOT_PATH in text
         if item["kind"] == "assistant":
             break
-    return named
+    return "named" if named else None
 
 
 def _refusals_this_turn(items: list[dict]) -> int:

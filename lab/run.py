@@ -27,7 +27,6 @@ REPO = LAB.parent
 sys.path.insert(0, str(LAB))
 
 import busy  # noqa: E402
-import dsh_session  # noqa: E402
 from scenarios import (  # noqa: E402
     BACK_PORT,
     BY_NAME,
@@ -193,11 +192,6 @@ def record(scenario, out_dir: Path) -> None:
             f"  {name}: {len(t.get('requests', []))} requests, stop {final.get('stopReason')}"
             + (f" ({final.get('errorMessage')})" if final.get("errorMessage") else "")
         )
-    if scenario.session_mode:
-        run = scenario.runs[0]
-        path = folder / "session.jsonl.zstd"
-        dsh_session.write(path, scenario, run, transcripts[run.name])
-        log(f"  wrote {path} (DSH V0 format, written by the lab)")
 
 
 def dsh_settings(scenario) -> str:

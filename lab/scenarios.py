@@ -1,7 +1,7 @@
 """The lab's scenarios: what the client sends, how the gateway behaves, what DSH answered.
 
-One place for every fact a scenario is built to show, so the orchestrator (``lab/run.py``), the DSH
-session writer and the tests read the same definitions. Facts about DSH (``deepseek-ai/deepseek-harness``
+One place for every fact a scenario is built to show, so the orchestrator (``lab/run.py``) and the
+tests read the same definitions. Facts about DSH (``deepseek-ai/deepseek-harness``
 @ dsh-v0.1.1-rc.2) are explained in ``docs/upstream.md``: the bash and read_image schemas
 (#dsh-tool-schemas), the exact error texts (#dsh-runtime-validation, #dsh-images), the permission
 presets (#dsh-namespaces).
@@ -141,7 +141,6 @@ class Scenario:
     name: str
     title: str
     runs: list[Run]
-    session_mode: str | None = None  # DSH permission preset, when the lab writes a DSH session log
     settings: str | None = None  # data/configs/<settings>.yaml
     rewriter: str | None = None  # lab/rewriter.py mode: a two-hop recording (front/back captures)
 
@@ -164,7 +163,6 @@ SCENARIOS = [
                 ],
             )
         ],
-        session_mode="danger-full-access",
         settings="settings.before",
     ),
     Scenario(
@@ -178,7 +176,6 @@ SCENARIOS = [
                 tool_results=[_result(LS_OUTPUT, False)],
             )
         ],
-        session_mode="danger-full-access",
         settings="settings.after",
     ),
     Scenario(

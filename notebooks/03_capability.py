@@ -25,13 +25,16 @@ COLUMNS = ["exchange_id", "route", "declared_input", "input_source", "images_sen
 # %% [markdown]
 # ## Before the fix: undeclared, refused locally
 #
-# The screenshot left the client only as pi-ai's placeholder; the model then tried `read_image`, which
-# DSH refused with its own text.
+# One run of the published DSH 0.1.0-rc.8 (run headless by the lab): the headless task names the screenshot
+# but cannot attach it, so the model tried `read_image`, which DSH refused with its own text before sending
+# anything. The settings are the file DSH was given, read with the pi-ai that release loads.
 
 # %%
+DSH = "0.1.0-rc.8"
+dsh_before_settings = toolkit.load_settings(DATA / "dsh-before-fix" / "settings.yaml", env={}, dsh=DSH)
 before = check(
-    before_settings,
-    toolkit.load_captures([DATA / "before-fix" / "capture.har", DATA / "before-fix" / "session.jsonl.zstd"]),
+    dsh_before_settings,
+    toolkit.load_captures([DATA / "dsh-before-fix" / "capture.har", DATA / "dsh-before-fix" / "session.jsonl.zstd"]),
 )
 before[COLUMNS]
 
@@ -47,6 +50,8 @@ pd.DataFrame(before.iloc[-1]["dsh_messages"], columns=["entry point", "DSH's tex
 
 # %% [markdown]
 # ## After the fix: declared and accepted
+#
+# The pi-ai client's recording, which attaches the screenshot to the user message:
 
 # %%
 check(after_settings, toolkit.load_capture(DATA / "after-fix" / "capture.har"))[
@@ -61,6 +66,17 @@ check(after_settings, toolkit.load_capture(DATA / "after-fix" / "capture.har"))[
 # %%
 refused = check(after_settings, toolkit.load_capture(DATA / "image-refused" / "capture.har"))
 refused[["exchange_id", "declared_input", "images_sent", "status", "error_code", "error_message", "verdict"]]
+
+# %% [markdown]
+# The same from DSH's own session log: with the image declared, DSH's `read_image` reads the screenshot and
+# sends it, and the gateway refuses the request.
+
+# %%
+dsh_image = check(
+    toolkit.load_settings(DATA / "dsh-image" / "settings.yaml", env={}, dsh=DSH),
+    toolkit.load_capture(DATA / "dsh-image" / "session.jsonl.zstd"),
+)
+dsh_image[["exchange_id", "declared_input", "images_sent", "status", "error_message", "verdict"]]
 
 # %% [markdown]
 # ## When the evidence does not fit the settings

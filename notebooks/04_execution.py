@@ -60,12 +60,14 @@ check_call("bash", {**filled, "justification": "Listing the workspace needs full
 # `mode`, the mode each call ran under, comes from the session's own `sandbox/mode` event; the approval
 # outcome from its approval policy (`never` in `danger-full-access`). An escalation DSH approves keeps its
 # `mode` and names the mode it was granted for that one call in `granted_mode` (empty here: nothing was
-# approved). Each verdict stands beside the result DSH recorded.
+# approved). Each verdict stands beside the result DSH recorded. The session log is the one the published
+# DSH 0.1.0-rc.8 wrote in the lab's before-fix run, and the settings are the file it was given.
 
 # %%
-session = toolkit.load_capture(DATA / "before-fix" / "session.jsonl.zstd")
-settings = toolkit.load_settings(DATA / "configs" / "settings.before.yaml", env={})
-replay(session, settings=settings)[
+DSH = "0.1.0-rc.8"
+session = toolkit.load_capture(DATA / "dsh-before-fix" / "session.jsonl.zstd")
+settings = toolkit.load_settings(DATA / "dsh-before-fix" / "settings.yaml", env={}, dsh=DSH)
+replay(session, settings=settings, dsh=DSH)[
     ["call_id", "tool", "mode", "granted_mode", "mode_source", "stage", "message", "agrees"]
 ]
 
@@ -78,7 +80,7 @@ replay(session, settings=settings)[
 # Four policy changes, replayed call by call, each in the mode the call ran under (never in a granted one):
 
 # %%
-whatif(session).pivot(index="call_id", columns="policy", values="outcome")
+whatif(session, dsh=DSH).pivot(index="call_id", columns="policy", values="outcome")
 
 # %% [markdown]
 # Same-mode acceptance alone does not save the first call: the empty justification fails first. Pruning

@@ -1,14 +1,16 @@
 # %% tags=["parameters"]
-# The evidence for this write-up: change these three lines and run all cells.
-SETTINGS = "../data/configs/settings.before.yaml"
-CAPTURES = ["../data/before-fix/capture.har", "../data/before-fix/session.jsonl.zstd"]
+# The evidence for this write-up: change these four lines and run all cells.
+SETTINGS = "../data/dsh-before-fix/settings.yaml"
+CAPTURES = ["../data/dsh-before-fix/capture.har", "../data/dsh-before-fix/session.jsonl.zstd"]
+DSH = "0.1.0-rc.8"  # the DSH release that ran
 TITLE = "Tool calls refused after the gateway migration"
 
 # %% [markdown]
 # # Postmortem
 #
-# This notebook is a template. The first cell names a settings file and the captures; running it writes
-# the incident up from them: the timeline, the evidence of each layer, the root causes and the fixes.
+# This notebook is a template. The first cell names a settings file, the captures and the DSH release
+# that ran; running it writes the incident up from them: the timeline, the evidence of each layer, the
+# root causes and the fixes.
 # `make postmortem` renders it to a single HTML file under `reports/`.
 
 # %%
@@ -25,9 +27,9 @@ from toolkit.layers.execution import replay
 from toolkit.present import plots, report
 
 pd.set_option("display.max_colwidth", 160)
-settings = toolkit.load_settings(SETTINGS, env={})
+settings = toolkit.load_settings(SETTINGS, env={}, dsh=DSH)
 capture = toolkit.load_captures(CAPTURES)
-result = verify(settings, capture)
+result = verify(settings, capture, dsh=DSH)
 display(Markdown(f"## {TITLE}"))
 
 # %% [markdown]
@@ -52,16 +54,15 @@ for e in capture.exchanges.itertuples():
             "calls": ", ".join(calls["name"].astype(str)),
         }
     )
-results = capture.events[capture.events["type"] == "tool/result"]
-result_time = {
-    p["message"]["source"]["callId"]: t
-    for p, t in zip(results["payload"], results["time"])
-    if isinstance(p, dict) and "message" in p
-}
-for r in capture.tool_results[capture.tool_results["is_error"].fillna(False)].itertuples():
+# each tool result at the time of its `tool/result` event: the n-th result of a step is its n-th event
+results = capture.events.loc[capture.events["type"] == "tool/result", ["exchange_id", "time"]]
+results = results.assign(n=results.groupby("exchange_id").cumcount())
+tool_results = capture.tool_results.assign(n=capture.tool_results.groupby("exchange_id").cumcount())
+tool_results = tool_results.merge(results, on=["exchange_id", "n"], how="left")
+for r in tool_results[tool_results["is_error"].fillna(False)].itertuples():
     events.append(
         {
-            "time": result_time.get(r.call_id),
+            "time": r.time,
             "source": "DSH",
             "what": f"tool result for {r.call_id}",
             "outcome": r.text,
@@ -108,7 +109,7 @@ pd.DataFrame(capability.dsh_messages, columns=["entry point", "DSH's text"])
 # ### Execution
 
 # %%
-replay(capture, settings=settings, mode=settings.default_preset["sandbox_mode"])[
+replay(capture, settings=settings, mode=settings.default_preset["sandbox_mode"], dsh=DSH)[
     ["source", "call_id", "tool", "mode", "granted_mode", "message", "agrees"]
 ]
 
@@ -152,9 +153,9 @@ display(
 # ## Fixes
 
 # %%
-print(suggest_fix(SETTINGS, env={}) or "The settings need no change.")
+print(suggest_fix(SETTINGS, env={}, dsh=DSH) or "The settings need no change.")
 
 # %%
-whatif(capture, mode=settings.default_preset["sandbox_mode"]).pivot_table(
+whatif(capture, mode=settings.default_preset["sandbox_mode"], dsh=DSH).pivot_table(
     index="policy", columns="outcome", values="call_id", aggfunc="count", fill_value=0, observed=False
 )

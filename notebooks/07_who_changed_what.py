@@ -66,13 +66,14 @@ chat_changes.groupby("kind", observed=True).size().rename("changes").to_frame()
 # %% [markdown]
 # ## The six questions, before the fix
 #
-# One hop (the recorder in front of the gateway) and the DSH session:
+# One hop (the recorder in front of the gateway) and the session log DSH wrote, from one run of the
+# published DSH 0.1.0-rc.8 with the settings file it was given:
 
 # %%
 before = table(
-    DATA / "configs" / "settings.before.yaml",
-    captures=[DATA / "before-fix" / "capture.har"],
-    sessions=[DATA / "before-fix" / "session.jsonl.zstd"],
+    DATA / "dsh-before-fix" / "settings.yaml",
+    captures=[DATA / "dsh-before-fix" / "capture.har"],
+    sessions=[DATA / "dsh-before-fix" / "session.jsonl.zstd"],
 )
 before[before["field"].isin(["bash.strict", "bash.justification", "gw-coder.input"])][
     ["field", "question", "answer", "actor", "settled"]
@@ -83,7 +84,7 @@ before[before["field"].isin(["bash.strict", "bash.justification", "gw-coder.inpu
 # the permission state and who validated the calls are unknown, and the table says what would settle them:
 
 # %%
-http_only = table(DATA / "configs" / "settings.before.yaml", captures=[DATA / "before-fix" / "capture.har"])
+http_only = table(DATA / "dsh-before-fix" / "settings.yaml", captures=[DATA / "dsh-before-fix" / "capture.har"])
 http_only[~http_only["settled"].astype(bool)][["field", "question", "answer", "evidence"]].drop_duplicates("question")
 
 # %% [markdown]

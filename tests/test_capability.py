@@ -23,10 +23,17 @@ def verdicts(frame) -> list[str]:
 
 
 def test_before_fix_images_never_left_dsh():
-    cap = toolkit.load_captures([DATA / "before-fix" / "capture.har", DATA / "before-fix" / "session.jsonl.zstd"])
-    out = check(BEFORE, cap)
-    assert verdicts(out) == ["undeclared-refused-locally"] * 5
-    http, session = out.iloc[0], out.iloc[-1]
+    # the pi-ai client's recording (the screenshot attached, replaced by pi-ai's placeholder) and the log the
+    # published DSH 0.1.0-rc.8 wrote in the lab's before-fix run (the model's read_image, refused by DSH)
+    out = check(BEFORE, toolkit.load_capture(DATA / "before-fix" / "capture.har"))
+    assert verdicts(out) == ["undeclared-refused-locally"] * 4
+    dsh_run = DATA / "dsh-before-fix"
+    in_dsh = check(
+        load_settings(dsh_run / "settings.yaml", env={}, dsh="0.1.0-rc.8"),
+        toolkit.load_captures([dsh_run / "capture.har", dsh_run / "session.jsonl.zstd"]),
+    )
+    assert verdicts(in_dsh) == ["undeclared-refused-locally"]  # DSH sent no image, so the HAR has no row
+    http, session = out.iloc[0], in_dsh.iloc[0]
     assert (http["route"], http["route_match"], http["declared_input"], http["input_source"]) == (
         "gateway",
         "baseURL path",
@@ -47,7 +54,7 @@ def test_before_fix_images_never_left_dsh():
     assert session["dsh_messages"][0] == ("read_image", read_image)
     assert [e for e, _ in session["dsh_messages"]] == list(dsh_images.ENTRY_POINTS)
     assert list(search(out, "does not support images; switch to a model")["exchange_id"]) == list(out["exchange_id"])
-    assert CHECK.mismatches(out) == []
+    assert CHECK.mismatches(out) == [] and CHECK.mismatches(in_dsh) == []
 
 
 def test_after_fix_declared_and_accepted():

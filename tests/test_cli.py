@@ -26,19 +26,23 @@ from toolkit.sources.detect import FORMATS
 SNAPSHOT = REPO / "tests" / "snapshots" / "verify_before.md"
 BEFORE = [
     "--settings",
-    "data/configs/settings.before.yaml",
+    "data/dsh-before-fix/settings.yaml",
     "--capture",
-    "data/before-fix/capture.har",
+    "data/dsh-before-fix/capture.har",
     "--session",
-    "data/before-fix/session.jsonl.zstd",
+    "data/dsh-before-fix/session.jsonl.zstd",
+    "--dsh",
+    "0.1.0-rc.8",
 ]
 AFTER = [
     "--settings",
-    "data/configs/settings.after.yaml",
+    "data/dsh-after-fix/settings.yaml",
     "--capture",
-    "data/after-fix/capture.har",
+    "data/dsh-after-fix/capture.har",
     "--session",
-    "data/after-fix/session.jsonl.zstd",
+    "data/dsh-after-fix/session.jsonl.zstd",
+    "--dsh",
+    "0.1.0-rc.8",
 ]
 #: what DSH shows for the before-fix data's undeclared image, at the entry points a user meets
 SEEN = [
@@ -135,7 +139,9 @@ def test_text_names_the_failing_layers_and_the_exact_messages(capsys):
         ("CAPABILITY", "FAIL"),
         ("EXECUTION", "FAIL"),
     ]
-    assert "×2: invalid justification: expected a non-empty sentence" in out
+    # one call of each, judged once although the HAR and DSH's session log both hold it
+    assert "×1: invalid justification: expected a non-empty sentence" in out
+    assert '×1: sandbox escalation to "danger-full-access" is not strictly wider than this call\'s current' in out
     assert "sk-lab-FAKE" not in out
 
 
@@ -165,6 +171,7 @@ def test_json_output_follows_the_documented_schema(capsys):
         doc = json.loads(run(capsys, "verify", *args, "--format", "json")[1])
         Draft202012Validator(json_schema()).validate(doc)
         assert doc["exit_code"] == code and doc["ok"] is (code == 0)
+    # the key is unset here (config warns); the screenshot DSH read went out and was accepted
     assert [layer["verdict"] for layer in doc["layers"]] == ["warn", "pass", "pass", "pass"]
     assert all(layer["dsh_messages"] == [] for layer in doc["layers"])  # nothing refused after the fix
 
@@ -187,7 +194,7 @@ def test_html_report_is_one_self_contained_file(capsys, tmp_path):
 
 
 def test_ingest_writes_parquet_and_a_manifest(capsys, tmp_path):
-    code, _, err = run(capsys, "ingest", "data/before-fix", "--out", str(tmp_path))
+    code, _, err = run(capsys, "ingest", "data/dsh-before-fix", "--out", str(tmp_path))
     assert code == 0, err
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert set(manifest["frames"]) >= {"exchanges", "tools", "calls", "events", "tool_results", "problems"}
@@ -195,7 +202,7 @@ def test_ingest_writes_parquet_and_a_manifest(capsys, tmp_path):
     assert len(calls) == manifest["frames"]["calls"]["rows"] == 12  # har, mitm, gateway log and session: 3 each
     assert "arguments" in manifest["frames"]["calls"]["json_columns"]
     assert json.loads(calls["arguments"].iloc[0])["justification"] == ""
-    assert "skipped" in err and "transcript-before-fix.json" in err  # not silently dropped
+    assert "skipped" in err and "dsh-run.json" in err  # not silently dropped
     headers = pd.read_parquet(tmp_path / "headers.parquet")
     assert set(headers.loc[headers["name"] == "authorization", "value"]) == {"<redacted>"}
 
@@ -264,7 +271,7 @@ def test_cli_works_without_the_notebooks_extra(tmp_path):
         ["summary", "data/before-fix/capture.har"],
         ["config", "data/configs/settings.after.yaml"],
         ["variants", "--api", "openai-responses"],
-        ["ingest", "data/after-fix", "--out", str(tmp_path / "parquet")],
+        ["ingest", "data/dsh-after-fix", "--out", str(tmp_path / "parquet")],
         *(["verify", *BEFORE, "--format", fmt] for fmt in ("text", "markdown", "json")),
         ["verify", *BEFORE, "--format", "html", "--out", str(out)],
     ]

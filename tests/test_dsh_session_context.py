@@ -113,3 +113,30 @@ def test_the_refusal_dsh_recorded_replaces_its_template_in_the_report():
     assert len(entries) == len(set(entries))  # one text per entry point
     recorded = toolkit.load_capture(folder / "session.jsonl.zstd").tool_results["text"].iloc[-1]
     assert dict(capability.dsh_messages)["read_image"] == recorded
+
+
+def test_whatif_judges_a_call_seen_in_two_captures_once():
+    from toolkit.analysis.whatif import POLICIES, whatif
+
+    folder = DATA / "dsh-before-fix"
+    both = toolkit.load_captures([folder / "capture.har", folder / "session.jsonl.zstd"])
+    rows = whatif(both, dsh="0.1.0-rc.8")
+    session = toolkit.load_capture(folder / "session.jsonl.zstd")
+    judged = session.calls[session.calls["name"] == "bash"]
+    assert len(rows) == len(POLICIES) * len(judged)
+    assert set(rows["call_id"]) == set(judged["call_id"])
+
+
+def test_provenance_names_dsh_s_local_image_refusal_and_every_value_sent():
+    from toolkit.analysis.provenance import table
+
+    folder = DATA / "dsh-before-fix"
+    rows = table(folder / "settings.yaml", captures=[folder / "capture.har"], sessions=[folder / "session.jsonl.zstd"])
+    session = toolkit.load_capture(folder / "session.jsonl.zstd")
+    (image,) = rows[(rows["field"] == "gw-coder.input") & (rows["question"] == "who finally validated the parameters")][
+        "answer"
+    ]
+    assert image == "DSH refused the image before sending: " + session.tool_results["text"].iloc[-1]
+    (filled,) = rows[(rows["field"] == "bash.justification") & (rows["question"] == "who filled the value")]["answer"]
+    sent = [json.loads(a)["justification"] for a in session.calls.loc[session.calls["name"] == "bash", "arguments_raw"]]
+    assert len(set(sent)) == 2 and all(f"justification={v!r} (1 call)" in filled for v in sent)

@@ -453,13 +453,15 @@ def test_bad_calls_to_the_validator_are_errors_not_verdicts():
 
 
 def test_replay_of_the_before_fix_session_reproduces_dsh_exactly():
-    cap = toolkit.load_capture(DATA / "before-fix" / "session.jsonl.zstd")
-    out = replay(cap, settings=load_settings(DATA / "configs" / "settings.before.yaml", env={}))
+    run = DATA / "dsh-before-fix"  # the log the published DSH 0.1.0-rc.8 wrote, and the settings it was given
+    cap = toolkit.load_capture(run / "session.jsonl.zstd")
+    out = replay(cap, settings=load_settings(run / "settings.yaml", env={}, dsh="0.1.0-rc.8"), dsh="0.1.0-rc.8")
     assert list(out["stage"]) == ["3c", "5", "image-gate"]
     assert out["agrees"].all() and (out["mode"] == "danger-full-access").all()
     assert out["granted_mode"].isna().all()  # nothing was approved: the policy is never
     assert list(out["approval"]) == ["rejected"] * 3  # approval/policy never
-    assert out.iloc[0]["mode_source"] == "sandbox/mode (preset, line 3)"
+    # DSH 0.1.0-rc.8's sandbox/mode record carries the mode only (no `source`): an event, line 3 of its log
+    assert out.iloc[0]["mode_source"] == "sandbox/mode (event, line 3)"
     assert ["Error: " + m for m in out["message"]] == list(cap.tool_results["text"])
     assert REPLAY.mismatches(out) == []
 
@@ -475,7 +477,7 @@ def test_replay_of_an_http_capture_needs_the_mode_and_reads_the_outputs_sent_bac
 
 
 def test_replay_shows_a_disagreement():
-    cap = toolkit.load_capture(DATA / "before-fix" / "session.jsonl.zstd")
+    cap = toolkit.load_capture(DATA / "dsh-before-fix" / "session.jsonl.zstd")
     out = replay(cap, dsh=ALPHA2)  # 0.1.6 would have accepted call 2; the session recorded a refusal
     second = out.iloc[1]
     assert (bool(second["ok"]), bool(second["agrees"])) == (True, False)  # pd.NA would raise, not pass

@@ -29,8 +29,8 @@ from toolkit.wire.records import STRICT_STATES
 DATA = Path(__file__).resolve().parents[1] / "data"
 LAB = {
     "busy-day": [DATA / "busy-day" / "gateway.jsonl"],
-    "before-fix": sorted(
-        p for p in (DATA / "before-fix").iterdir() if p.suffix in (".har", ".jsonl", ".zstd", ".mitm")
+    "dsh-before-fix": sorted(
+        p for p in (DATA / "dsh-before-fix").iterdir() if p.suffix in (".har", ".jsonl", ".zstd", ".mitm")
     ),
     "other-apis": [DATA / "other-apis" / "capture.har"],
 }
@@ -74,15 +74,16 @@ def _legend_texts(ax) -> dict[str, list[str]]:
 
 
 #: Markers per (outcome, error layer) on the timeline of each lab capture: facts of the recorded data,
-#: not recomputed from it. before-fix: 16 completed exchanges (HAR, mitm, gateway log and session, 4
-#: each); only the session logs DSH's tool results, 3 errors in 3 exchanges: the image refusal
-#: (config-capability) and the two escalation refusals (runtime-policy). busy-day: 300 exchanges, 48
+#: not recomputed from it. dsh-before-fix (one run of the published DSH 0.1.0-rc.8): 19 completed exchanges
+#: (HAR, mitm and gateway log 5 each, 4 model steps and DSH's title request; the session log 4 steps); only
+#: the session logs DSH's tool results, 3 errors in 3 exchanges: the image refusal (config-capability) and the
+#: two escalation refusals (runtime-policy). busy-day: 300 exchanges, 48
 #: failing (28 HTTP errors: 19 × 429 and 9 × 500; 10 failed and 10 cut streams); an exchange that also
 #: sends a DSH refusal back to the model is marked by its first layer, runtime-policy.
 TIMELINE = {
-    "before-fix": {
+    "dsh-before-fix": {
         ("completed", "config-capability"): 1,
-        ("completed", "none"): 13,
+        ("completed", "none"): 16,
         ("completed", "runtime-policy"): 2,
     },
     "busy-day": {
@@ -239,7 +240,7 @@ def test_errors_by_layer_busy_day(busy):
 
 
 def test_errors_by_layer_stacks_several_layers_in_fixed_order():
-    cap = load_captures([DATA / "before-fix" / "capture.har", DATA / "before-fix" / "session.jsonl.zstd"])
+    cap = load_captures([DATA / "dsh-before-fix" / "capture.har", DATA / "dsh-before-fix" / "session.jsonl.zstd"])
     ax = plots.errors_by_layer(cap)
     labels = [c.get_label() for c in ax.containers]
     assert labels == [lay for lay in plots.LAYER_ORDER if lay in labels]

@@ -22,15 +22,15 @@ def answer(t, field, question):
 
 
 def test_before_fix_names_each_actor_with_evidence():
-    t = table(
-        SETTINGS, captures=[DATA / "before-fix" / "capture.har"], sessions=[DATA / "before-fix" / "session.jsonl.zstd"]
-    )
+    # one run of the published DSH: the settings file it was given, the HAR of its traffic, the log it wrote
+    run = DATA / "dsh-before-fix"
+    t = table(run / "settings.yaml", captures=[run / "capture.har"], sessions=[run / "session.jsonl.zstd"])
     defined = answer(t, "bash.strict", QUESTIONS[0])
     assert defined["actor"] == "pi-ai" and defined["answer"].startswith(
         "pi-ai omitted the key because compat.supportsStrictMode resolved to False"
     )
     assert (
-        "settings.before.yaml llm-pi-ai.providers.gateway.compat" in defined["evidence"]
+        "settings.yaml llm-pi-ai.providers.gateway.compat" in defined["evidence"]
         and "$.tools[0].strict" in defined["evidence"]
     )
     read = answer(t, "bash.strict", QUESTIONS[2])
@@ -40,7 +40,9 @@ def test_before_fix_names_each_actor_with_evidence():
         and "response tools[name=bash].strict" in read["evidence"]
     )
     filled = answer(t, "bash.justification", QUESTIONS[6])
-    assert filled["actor"] == "model" and filled["answer"] == "the model sent justification='' (2 calls)"
+    # the first call filled it with "", the retry with a sentence: each value with its count
+    assert filled["actor"] == "model" and filled["answer"].startswith("the model sent justification='' (1 call), ")
+    assert filled["answer"].count("(1 call)") == 2
     validated = answer(t, "bash.justification", QUESTIONS[4])
     assert (
         validated["actor"] == "DSH"

@@ -298,7 +298,7 @@ def _errors(path: str) -> tuple[toolkit.Capture, pd.DataFrame]:
 
 
 def test_errors_frame_columns_and_dtypes():
-    _, err = _errors("before-fix/session.jsonl.zstd")
+    _, err = _errors("dsh-before-fix/session.jsonl.zstd")
     assert list(err.columns) == [
         "source",
         "exchange_id",
@@ -320,7 +320,7 @@ def test_errors_frame_columns_and_dtypes():
 
 
 def test_errors_before_fix_session_tool_results():
-    cap, err = _errors("before-fix/session.jsonl.zstd")
+    cap, err = _errors("dsh-before-fix/session.jsonl.zstd")
     assert len(err) == int(cap.tool_results["is_error"].sum()) == 3
     assert set(err["kind"]) == {"tool-result"}
     got = dict(zip(err["call_id"], zip(err["layer"], err["rule_id"])))
@@ -381,7 +381,7 @@ def test_errors_busy_day_every_error_classified():
 
 
 def test_errors_on_a_clean_capture_is_empty():
-    _, err = _errors("after-fix/capture.har")
+    _, err = _errors("dsh-after-fix/capture.har")
     assert err.empty and list(err.columns)[-1] == "fix"
     assert triage.ERRORS.mismatches(err) == []  # the declared dtypes, not all-object columns
 

@@ -11,13 +11,20 @@ from toolkit.layers.config import FINDINGS, load_settings
 from toolkit.present import report
 
 DATA = REPO / "data"
+DSH = "0.1.0-rc.8"  # the published DSH the lab ran (lab/run.py --dsh)
+
+
+def _run(folder: str, env: dict[str, str]):
+    """One DSH run's evidence: the settings file DSH was given, the HAR of its traffic and the log it wrote."""
+    return verify(
+        load_settings(DATA / folder / "settings.yaml", env=env, dsh=DSH),
+        toolkit.load_captures([DATA / folder / "capture.har", DATA / folder / "session.jsonl.zstd"]),
+        dsh=DSH,
+    )
 
 
 def _before():
-    return verify(
-        load_settings(DATA / "configs" / "settings.before.yaml", env={}),
-        toolkit.load_captures([DATA / "before-fix" / "capture.har", DATA / "before-fix" / "session.jsonl.zstd"]),
-    )
+    return _run("dsh-before-fix", {})
 
 
 def test_before_fix_fails_in_three_layers_with_evidence():
@@ -31,21 +38,30 @@ def test_before_fix_fails_in_three_layers_with_evidence():
     assert not v.ok
     ser, cap, exe = v.results[1:]
     assert any("justification': ''" in e for e in ser.evidence) and "strict" in ser.summary
-    assert any("undeclared-refused-locally ×5" in e for e in cap.evidence)
-    assert "×2: invalid justification: expected a non-empty sentence" in exe.evidence
+    assert any("undeclared-refused-locally ×1" in e for e in cap.evidence)
+    # each call once, although the HAR and DSH's log both hold it
+    assert "×1: invalid justification: expected a non-empty sentence" in exe.evidence
     assert any(
-        e.startswith('×2: sandbox escalation to "danger-full-access" is not strictly wider') for e in exe.evidence
+        e.startswith('×1: sandbox escalation to "danger-full-access" is not strictly wider') for e in exe.evidence
     )
-    assert "same-mode-noop: avoids 2 of 4 refusals" in exe.fix  # not the empty justifications
+    assert "same-mode-noop: avoids 1 of 2 refusals" in exe.fix  # not the empty justification
     assert list(v.table.columns) == ["layer", "verdict", "summary", "evidence", "fix"]
 
 
 def test_after_fix_passes():
-    v = verify(
-        load_settings(DATA / "configs" / "settings.after.yaml", env={"GATEWAY_API_KEY": "x"}),
-        toolkit.load_captures([DATA / "after-fix" / "capture.har", DATA / "after-fix" / "session.jsonl.zstd"]),
-    )
+    v = _run("dsh-after-fix", {"GATEWAY_API_KEY": "x"})
+    # the model listed the files, then read the screenshot (the user only named it): DSH sent it, the gateway took it
     assert [r.verdict for r in v.results] == ["pass"] * 4 and v.ok
+    assert set(v.capability["verdict"]) == {"declared-and-accepted"}
+    assert "the step completed (a DSH log keeps no HTTP status)" in set(
+        v.capability["evidence"].str.partition("; ")[2].str.partition("; ")[2]
+    )
+    # the pi-ai client's after-fix recording sends the screenshot: there the capability layer passes
+    pi_ai = verify(
+        load_settings(DATA / "configs" / "settings.after.yaml", env={"GATEWAY_API_KEY": "x"}),
+        toolkit.load_capture(DATA / "after-fix" / "capture.har"),
+    )
+    assert [r.verdict for r in pi_ai.results] == ["pass"] * 4 and pi_ai.ok
 
 
 def test_no_evidence_is_said_not_guessed():
@@ -82,5 +98,5 @@ def test_verification_is_data_and_the_report_renders_it():
     assert not hasattr(v, "_repr_html_")
     html = report.view(v)._repr_html_()
     assert html == report.verdict_html(v) and html.startswith('<table class="agent-contract-verdict">')
-    assert "&lt;path&gt;" in html and "<path>" not in html  # escaped
+    assert "&lt;media type&gt;" in html and "<media type>" not in html  # escaped
     assert repr(report.view(v)) == repr(v)

@@ -30,7 +30,7 @@ def test_prune_schema():
 
 
 def test_whatif_on_the_lab_captures():
-    out = whatif(toolkit.load_capture(DATA / "before-fix" / "session.jsonl.zstd"))
+    out = whatif(toolkit.load_capture(DATA / "dsh-before-fix" / "session.jsonl.zstd"), dsh="0.1.0-rc.8")
     table = {(r.call_id, r.policy): r.outcome for r in out.itertuples()}
     assert table[("call_0001", "same-mode-noop")] == "still fails"  # the empty justification fails at 3c first
     assert table[("call_0002", "same-mode-noop")] == "avoided"

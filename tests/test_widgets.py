@@ -43,7 +43,7 @@ def busy():
 
 @pytest.fixture(scope="module")
 def session():
-    return toolkit.load_capture(DATA / "before-fix" / "session.jsonl.zstd")
+    return toolkit.load_capture(DATA / "dsh-before-fix" / "session.jsonl.zstd")  # written by DSH 0.1.0-rc.8
 
 
 def _text(fragment: str) -> str:

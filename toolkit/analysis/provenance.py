@@ -18,6 +18,7 @@ import pandas as pd
 from toolkit.analysis import hops
 from toolkit.capture import Capture, load_captures
 from toolkit.capture.frames import declare, fixed
+from toolkit.knowledge import dsh_images
 from toolkit.knowledge.dsh_runtime import ERROR_PREFIX
 from toolkit.layers import LAYERS
 from toolkit.layers.config import Settings, load_settings
@@ -384,12 +385,15 @@ def _field_rows(ev: _Evidence, tool: str, fieldname: str) -> list[dict]:
     filled = [(cap, c) for cap, c, _ in _calls(ev, tool) if isinstance(c.arguments, dict) and fieldname in c.arguments]
     if filled:
         cap, c = filled[0]
-        n = len({c2.call_id for _, c2 in filled})
+        values: dict[str, set[Any]] = {}  # each value the model sent, with the calls that sent it
+        for _, c2 in filled:
+            values.setdefault(repr(c2.arguments[fieldname]), set()).add(c2.call_id)
+        sent = ", ".join(f"{fieldname}={v} ({len(ids)} call{'s' if len(ids) > 1 else ''})" for v, ids in values.items())
         rows.append(
             _row(
                 f,
                 QUESTIONS[6],
-                f"the model sent {fieldname}={c.arguments[fieldname]!r} ({n} calls)",
+                f"the model sent {sent}",
                 "model",
                 "serialization",
                 True,
@@ -537,6 +541,23 @@ def _image_rows(ev: _Evidence, model: str) -> list[dict]:
                 ["the settings.yaml DSH ran with would settle it"],
             )
         )
+    for cap in ev.sessions:
+        results = cap.tool_results
+        refused = results[results["text"].str.contains(dsh_images.MARKER, regex=False, na=False)]
+        if len(refused):
+            first = refused.iloc[0]
+            rows.append(
+                _row(
+                    f,
+                    QUESTIONS[4],
+                    f"DSH refused the image before sending: {first['text']}",
+                    "DSH",
+                    "capability",
+                    True,
+                    [f"{_where(cap, first['exchange_id'])} tool result of call {first['call_id']}"],
+                )
+            )
+            return rows
     for cap in ev.hops[:1]:
         dropped = cap.inputs[cap.inputs["image_dropped"].fillna(False)]
         sent = cap.inputs[cap.inputs["part_type"] == "input_image"]

@@ -103,7 +103,7 @@ def verify(
     findings = settings.findings if settings is not None else FINDINGS.empty()
     caps = capability.check(settings, capture)
     replayed = execution.replay(capture, mode=mode, dsh=dsh, settings=settings)
-    filled = _filled_calls(capture)
+    filled = _distinct_calls(_filled_calls(capture))
     results = [
         _config(settings, findings),
         _serialization(findings, capture, filled),
@@ -210,7 +210,7 @@ def _serialization(findings, capture: Capture, filled: pd.DataFrame) -> LayerRes
     if len(filled):
         example = filled.iloc[0]
         evidence.append(
-            f"{len(_distinct_calls(filled))} calls filled every optional field (read as strict), e.g. {example['tool']} "
+            f"{len(filled)} calls filled every optional field (read as strict), e.g. {example['tool']} "
             f"{example['call_id']}: {example['arguments']}"
         )
         absent = filled[filled["strict_state"].astype(str).isin(["absent", "null"])]
@@ -281,7 +281,7 @@ def _execution(replayed: pd.DataFrame, capture: Capture, mode, dsh) -> LayerResu
     try:
         wi = whatif(capture, mode=mode, dsh=dsh)
         for policy, group in wi.groupby("policy", sort=False, observed=True):
-            avoided = _distinct_calls(group[group["outcome"] == "avoided"]).shape[0]
+            avoided = int((group["outcome"] == "avoided").sum())
             fixes.append(f"{policy}: avoids {avoided} of {len(failed)} refusals")
     except Exception as exc:  # the verdict stands without the what-ifs
         fixes.append(f"what-if policies unavailable: {exc}")

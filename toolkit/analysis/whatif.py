@@ -117,10 +117,16 @@ COLUMNS = list(WHATIF.columns)
 
 
 def whatif(capture: Capture, *, mode: str | None = None, dsh: str = DEFAULT_DSH, policies=None) -> pd.DataFrame:
-    """For every modelled call and policy: ``avoided``, ``still fails``, ``no failure`` or ``newly fails``."""
+    """For every modelled call and policy: ``avoided``, ``still fails``, ``no failure`` or ``newly fails``.
+
+    A call recorded by several captures of one run (a HAR and DSH's log share its id) is judged once, in the
+    first capture that holds it."""
     base = replay(capture, mode=mode, dsh=dsh)
+    judged = base[base["ok"].notna()]
+    named = judged["call_id"].notna()
+    judged = judged[~named | ~judged.duplicated(subset=["call_id", "tool"])]
     rows = []
-    for call in base[base["ok"].notna()].itertuples(index=False):
+    for call in judged.itertuples(index=False):
         schema = _schema(capture, call)
         for name in policies or POLICIES:
             args, schema2, dsh2, how = POLICIES[name](call.tool, call.arguments, call.mode, dsh, schema)

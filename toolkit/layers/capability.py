@@ -49,6 +49,7 @@ CHECK = declare(
         "image_bytes": "Int64",
         "placeholder": "boolean",
         "status": "Int64",
+        "terminal": "string",  # how the exchange ended; a DSH log has this but no status
         "error_type": "string",
         "error_code": "string",
         "error_message": "string",
@@ -102,6 +103,7 @@ def check(settings: Settings | None, capture: Capture) -> pd.DataFrame:
                 "image_bytes": int(sent["byte_size"].fillna(0).sum()) if len(sent) else 0,
                 "placeholder": bool((dropped["exchange_id"] == x.exchange_id).any()),
                 "status": x.status,
+                "terminal": x.terminal,
                 "error_type": x.error_type,
                 "error_code": x.error_code,
                 "error_message": x.error_message,
@@ -136,7 +138,12 @@ def _dsh_texts(
 
 
 def _accepted(r: dict[str, Any]) -> bool:
-    return r["images_sent"] > 0 and not pd.isna(r["status"]) and r["status"] < 400
+    if r["images_sent"] == 0:
+        return False
+    if not pd.isna(r["status"]):
+        return bool(r["status"] < 400)
+    # a DSH log keeps no HTTP status: a step that sent the image and completed was answered
+    return r["terminal"] == "completed" and pd.isna(r["error_message"])
 
 
 #: DSH's adapter codes for content refused before sending (dsh-llm ``LlmError``): not the backend's answer.
@@ -179,7 +186,12 @@ def _verdict(r: dict[str, Any], local_refusal: bool, rows: list[dict[str, Any]])
         if _accepted(r):
             return (
                 "declared-and-accepted",
-                f"declared {list(declared)} ({r['input_source']}); {sent_text}; backend answered {r['status']}",
+                f"declared {list(declared)} ({r['input_source']}); {sent_text}; "
+                + (
+                    "the step completed (a DSH log keeps no HTTP status)"
+                    if pd.isna(r["status"])
+                    else f"backend answered {r['status']}"
+                ),
             )
         return "config-does-not-match-capture", f"declared {list(declared)}, but {sent_text}" + (
             " and pi-ai's placeholder was sent instead" if r["placeholder"] else ""

@@ -63,7 +63,7 @@ FORMATS: tuple[Format, ...] = (
         "dsh_session",
         "DSH session logs (V0 with packed rows, V3, V4), one event per line",
         "DeepSeek Harness (session.jsonl, session.jsonl.zstd)",
-        "data/before-fix/session.jsonl.zstd",
+        "data/dsh-before-fix/session.jsonl.zstd",
     ),
     Format(
         "codex-rollout",

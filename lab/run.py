@@ -161,12 +161,18 @@ def run_client(spec: dict, out: Path) -> dict:
     return json.loads(out.read_text(encoding="utf-8"))
 
 
-def record(scenario, out_dir: Path) -> None:
+def fresh_folder(scenario, out_dir: Path) -> Path:
+    """The scenario's data folder, emptied: a rerun never mixes two runs' files."""
     folder = out_dir / scenario.name
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     log(f"{scenario.name}: {scenario.title}")
+    return folder
+
+
+def record(scenario, out_dir: Path) -> None:
+    folder = fresh_folder(scenario, out_dir)
     if scenario.rewriter:
         # client → front recorder → rewriter → back recorder → gateway; each process is stopped in reverse
         # order, so the recorders write their HAR after the last exchange has passed through them
@@ -261,11 +267,7 @@ def run_dsh(scenario, folder: Path) -> dict:
 
 
 def record_dsh(scenario, out_dir: Path) -> None:
-    folder = out_dir / scenario.name
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
-    log(f"{scenario.name}: {scenario.title}")
+    folder = fresh_folder(scenario, out_dir)
     with gateway(folder / "gateway.jsonl"), recorder(folder / "capture.mitm", folder / "capture.har"):
         run_dsh(scenario, folder)
     _check_flows(folder)

@@ -16,37 +16,13 @@ from conftest import REPO
 
 from toolkit.knowledge import dsh_settings
 from toolkit.layers.config import load_settings
+from toolkit.layers.config.findings import CODES, MOUNT_REFUSALS
 
 FIXTURE = REPO / "tests" / "fixtures" / "dsh" / "config.json"
 DOC = json.loads(FIXTURE.read_text(encoding="utf-8"))
 RECORDS = DOC["records"]
 DSH = DOC["dsh_version"]
 ENV = {name: "sk-lab-FAKE-config-0000" for name in DOC["env"]["set"]}
-
-#: Findings that stand for DSH refusing the settings when it mounts them (the rest are runtime or advice).
-MOUNT_REFUSALS = {
-    "section-not-a-mapping",
-    "providers-array",
-    "removed-key",
-    "unsupported-api",
-    "unknown-modality",
-    "invalid-size",
-    "invalid-credential-ref",
-    "missing-model-id",
-    "empty-field",
-    "empty-default-input",
-    "no-models",
-    "empty-model-id",
-    "duplicate-model",
-    "needs-api",
-    "needs-base-url",
-    "compat-unreadable",
-    "compat-withheld",
-    "compat-undeclared",
-    "compat-valueless",
-    "compat-wrong-api",
-    "empty-reasoning-efforts",
-}
 
 
 def _load(record: dict[str, Any]):
@@ -171,3 +147,7 @@ def test_default_model_matches_dsh(record):
         assert codes["default-model-missing"].dsh_message == resolved["error"]
     else:  # the adapter does not own the route: the runtime's own text comes first, so none is claimed
         assert resolved["code"] == "NO_ADAPTER" and "default-route-missing" in codes
+
+
+def test_mount_refusals_are_finding_codes():
+    assert set(CODES) >= MOUNT_REFUSALS

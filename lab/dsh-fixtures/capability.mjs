@@ -18,62 +18,13 @@
 // from a stub llm service. Packages the lab install lacks are stood in by inert stubs that log every touch;
 // each record lists the touches made while it ran (`stub_touches`), so a record that depended on one says so.
 
-import { register } from "node:module";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { outDir as outOption, standInForMissing, touches } from "./harness.mjs";
 
-const STUB_HOOKS = `
-import { readFileSync } from "node:fs";
-export async function resolve(specifier, context, next) {
-	try {
-		return await next(specifier, context);
-	} catch (err) {
-		if (err?.code !== "ERR_MODULE_NOT_FOUND" || !specifier.startsWith("@deepseek-ai/")) throw err;
-		return { url: "dsh-stub:" + specifier + "?from=" + encodeURIComponent(context.parentURL), shortCircuit: true };
-	}
-}
-export async function load(url, context, next) {
-	if (!url.startsWith("dsh-stub:")) return next(url, context);
-	const u = new URL(url);
-	const spec = u.pathname;
-	const parent = readFileSync(new URL(u.searchParams.get("from")), "utf8");
-	const names = new Set();
-	for (const m of parent.matchAll(/import\\s*\\{([^}]*)\\}\\s*from\\s*"([^"]+)"/g)) {
-		if (m[2] !== spec) continue;
-		for (const part of m[1].split(",")) {
-			const n = part.trim().split(/\\s+as\\s+/)[0];
-			if (n) names.add(n);
-		}
-	}
-	let src = "const inert = globalThis.__labInert;\\n";
-	for (const n of names) src += "export const " + n + " = inert(" + JSON.stringify(spec + " " + n) + ");\\n";
-	if (new RegExp("import\\\\s+\\\\w+\\\\s+from\\\\s+\\"" + spec + "\\"").test(parent)) src += "export default inert(" + JSON.stringify(spec + " default") + ");\\n";
-	return { format: "module", source: src, shortCircuit: true };
-}
-`;
-// An inert stand-in: any use returns another stand-in and is logged (the record says which were touched).
-const TOUCHES = [];
-globalThis.__labInert = function inert(label) {
-	return new Proxy(function stub() {}, {
-		get(_t, key) {
-			if (key === Symbol.toPrimitive) return () => `[lab stub ${label}]`;
-			if (key === "then" || typeof key === "symbol") return undefined;
-			if (key === "prototype") return {};
-			TOUCHES.push(`${label}.${key}`);
-			return inert(`${label}.${key}`);
-		},
-		apply() {
-			TOUCHES.push(`${label}()`);
-			return inert(`${label}()`);
-		},
-		construct() {
-			TOUCHES.push(`new ${label}`);
-			return inert(`new ${label}`);
-		},
-	});
-};
-register(`data:text/javascript,${encodeURIComponent(STUB_HOOKS)}`);
+standInForMissing("inert");
+const TOUCHES = touches;
 // dsh-mcp-client calls Promise.withResolvers (ES2024, Node 22); the lab's Node 20 lacks it, so it is supplied here.
 Promise.withResolvers ??= function withResolvers() {
 	let resolve;
@@ -105,18 +56,7 @@ const { createUserMessage } = await import("@deepseek-ai/dsh-llm");
 const apiproxy = await import("@deepseek-ai/dsh-host-apiproxy");
 const importStubTouches = [...new Set(TOUCHES.splice(importTouches))].sort();
 
-let outDir = path.join(REPO, "tests/fixtures/dsh");
-{
-	const argv = process.argv.slice(2);
-	for (let i = 0; i < argv.length; i++) {
-		if (argv[i] === "--out" && i + 1 < argv.length) outDir = path.resolve(argv[++i]);
-		else if (argv[i].startsWith("--out=")) outDir = path.resolve(argv[i].slice(6));
-		else {
-			process.stderr.write("usage: node lab/dsh-fixtures/capability.mjs [--out DIR]\n");
-			process.exit(2);
-		}
-	}
-}
+const outDir = outOption("capability.mjs", path.join(REPO, "tests/fixtures/dsh"));
 
 const fail = (err) => ({
 	ok: false,

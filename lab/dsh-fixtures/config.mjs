@@ -18,42 +18,12 @@
 // recorded here never call (dsh-launch-environment, dsh-atomic-write, dsh-home-paths); a resolve hook stands in
 // a module whose every export throws "lab stub: ... is not installed", so a record that touched one would say so.
 
-import { register } from "node:module";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { outDir as outOption, standInForMissing } from "./harness.mjs";
 
-const STUB_HOOKS = `
-import { readFileSync } from "node:fs";
-export async function resolve(specifier, context, next) {
-	try {
-		return await next(specifier, context);
-	} catch (err) {
-		if (err?.code !== "ERR_MODULE_NOT_FOUND" || !specifier.startsWith("@deepseek-ai/")) throw err;
-		return { url: "dsh-stub:" + specifier + "?from=" + encodeURIComponent(context.parentURL), shortCircuit: true };
-	}
-}
-export async function load(url, context, next) {
-	if (!url.startsWith("dsh-stub:")) return next(url, context);
-	const u = new URL(url);
-	const spec = u.pathname;
-	const parent = readFileSync(new URL(u.searchParams.get("from")), "utf8");
-	const names = new Set();
-	for (const m of parent.matchAll(/import\\s*\\{([^}]*)\\}\\s*from\\s*"([^"]+)"/g)) {
-		if (m[2] !== spec) continue;
-		for (const part of m[1].split(",")) {
-			const n = part.trim().split(/\\s+as\\s+/)[0];
-			if (n) names.add(n);
-		}
-	}
-	const fail = (n) => "{ throw new Error(" + JSON.stringify("lab stub: " + spec + " " + n + " is not installed") + "); }";
-	let src = "";
-	for (const n of names) src += "export function " + n + "() " + fail(n) + "\\n";
-	if (new RegExp("import\\\\s+\\\\w+\\\\s+from\\\\s+\\"" + spec + "\\"").test(parent)) src += "export default function stub() " + fail("default") + "\\n";
-	return { format: "module", source: src, shortCircuit: true };
-}
-`;
-register(`data:text/javascript,${encodeURIComponent(STUB_HOOKS)}`);
+standInForMissing("throw");
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, "../..");
@@ -69,18 +39,7 @@ const { AGENT_DEFAULT_MODEL_SETTINGS_NAMESPACE, AGENT_DEFAULT_MODEL_SETTINGS_SCH
 );
 const { createUserMessage } = await import("@deepseek-ai/dsh-llm");
 
-let outDir = path.join(REPO, "tests/fixtures/dsh");
-{
-	const argv = process.argv.slice(2);
-	for (let i = 0; i < argv.length; i++) {
-		if (argv[i] === "--out" && i + 1 < argv.length) outDir = path.resolve(argv[++i]);
-		else if (argv[i].startsWith("--out=")) outDir = path.resolve(argv[i].slice(6));
-		else {
-			process.stderr.write("usage: node lab/dsh-fixtures/config.mjs [--out DIR]\n");
-			process.exit(2);
-		}
-	}
-}
+const outDir = outOption("config.mjs", path.join(REPO, "tests/fixtures/dsh"));
 
 // ---- the corpus: settings.yaml texts ------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { outDir as outOption } from "./harness.mjs";
 import { Context } from "@deepseek-ai/cordis";
 import * as bashPkg from "@deepseek-ai/dsh-tool-bash";
 import * as fsPkg from "@deepseek-ai/dsh-tool-fs";
@@ -32,18 +33,7 @@ const MODES = ["read-only", "workspace-write", "danger-full-access"];
 const OUTCOMES = ["allowed-once", "rejected", "cancelled", "unavailable"];
 const WORKSPACE = "/workspace";
 
-let outDir = path.join(REPO, "tests/fixtures/dsh");
-{
-	const argv = process.argv.slice(2);
-	for (let i = 0; i < argv.length; i++) {
-		if (argv[i] === "--out" && i + 1 < argv.length) outDir = path.resolve(argv[++i]);
-		else if (argv[i].startsWith("--out=")) outDir = path.resolve(argv[i].slice(6));
-		else {
-			process.stderr.write("usage: node lab/dsh-fixtures/generate.mjs [--out DIR]\n");
-			process.exit(2);
-		}
-	}
-}
+const outDir = outOption("generate.mjs", path.join(REPO, "tests/fixtures/dsh"));
 
 const BASE = { command: "ls", description: "List files in current directory" };
 // [id, arguments]: every case runs in every mode with every approval outcome (the bash grid kept from the first

@@ -15,7 +15,7 @@ import pandas as pd
 from toolkit.capture.frames import declare, fixed
 from toolkit.sources.yaml_text import Edit, path_text
 
-__all__ = ["CODES", "FINDINGS", "SEVERITIES", "Finding", "findings_frame", "search"]
+__all__ = ["CODES", "FINDINGS", "MOUNT_REFUSALS", "SEVERITIES", "Finding", "findings_frame", "search"]
 
 SEVERITIES = ("error", "warning", "info")
 CODES = (
@@ -51,6 +51,33 @@ CODES = (
     "default-model-missing",
     "default-model-incomplete",
     "unknown-preset",
+)
+#: The codes that stand for DSH refusing the settings when it mounts them (the others are runtime or advice);
+#: checked against what DSH 0.1.0-rc.8 refuses in ``tests/fixtures/dsh/config.json``.
+MOUNT_REFUSALS = frozenset(
+    {
+        "section-not-a-mapping",
+        "providers-array",
+        "removed-key",
+        "unsupported-api",
+        "unknown-modality",
+        "invalid-size",
+        "invalid-credential-ref",
+        "missing-model-id",
+        "empty-field",
+        "empty-default-input",
+        "no-models",
+        "empty-model-id",
+        "duplicate-model",
+        "needs-api",
+        "needs-base-url",
+        "compat-unreadable",
+        "compat-withheld",
+        "compat-undeclared",
+        "compat-valueless",
+        "compat-wrong-api",
+        "empty-reasoning-efforts",
+    }
 )
 
 FINDINGS = declare(

@@ -692,17 +692,8 @@ class Resolver:
                     "missing required value",
                     f"set `{key}` (agent-default-model takes both provider and model)",
                 )
-        if route is None or model is None:
-            self.default_model = {
-                "route": route,
-                "model": model,
-                "source": "agent-default-model",
-                "exists": False,
-                "line": self.locs[path].line,
-            }
-            return
-        routes = {r["route"] for r in self.routes}
-        exists = (route, model) in {(m["route"], m["id"]) for m in self.models}
+        complete = route is not None and model is not None
+        exists = complete and (route, model) in {(m["route"], m["id"]) for m in self.models}
         self.default_model = {
             "route": route,
             "model": model,
@@ -710,6 +701,9 @@ class Resolver:
             "exists": exists,
             "line": self.locs[path].line,
         }
+        if not complete:
+            return
+        routes = {r["route"] for r in self.routes}
         if route not in routes:
             self.add(
                 "error",

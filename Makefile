@@ -28,7 +28,7 @@ demo: $(STAMP)
 	@$(BIN)/agent-contract verify $(AFTER) --format html --out reports/after-fix.html
 	@echo && echo "HTML reports: reports/before-fix.html, reports/after-fix.html"
 
-test: $(STAMP) lab/client/node_modules/.installed browser
+test: $(STAMP) lab/client/node_modules/.installed lab/dsh-fixtures/node_modules/.installed browser
 	node lab/client/selftest.mjs
 	$(BIN)/python -m pytest tests $(wildcard notebooks/*.ipynb) $(if $(wildcard notebooks/*.ipynb),--nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg,)
 
@@ -75,14 +75,22 @@ captures: $(STAMP) $(MITM_VENV)/.installed lab/client/node_modules/.installed la
 	$(BIN)/python lab/run.py
 	$(BIN)/python lab/run.py --dsh
 
+# The OpenAI Agents SDK, only to record what its strict-schema transform does (tests/fixtures/agents_sdk).
+AGENTS_VENV := lab/.venv-agents
+$(AGENTS_VENV)/.installed: lab/requirements-agents.txt
+	$(PYTHON) -m venv $(AGENTS_VENV)
+	$(AGENTS_VENV)/bin/pip install --quiet -r lab/requirements-agents.txt
+	touch $@
+
 # Re-record what the real pi-ai does with tool definitions (tests/fixtures/pi_ai) and what the real DSH 0.1.0-rc.8
 # decides for tool calls, settings files and images (tests/fixtures/dsh); not part of `make test`.
-fixtures: lab/client/node_modules/.installed lab/dsh-fixtures/node_modules/.installed
+fixtures: lab/client/node_modules/.installed lab/dsh-fixtures/node_modules/.installed $(AGENTS_VENV)/.installed
 	node lab/pi-ai-fixtures/generate.mjs --out tests/fixtures/pi_ai
 	node lab/pi-ai-fixtures/check.mjs --dir tests/fixtures/pi_ai
 	node lab/dsh-fixtures/generate.mjs --out tests/fixtures/dsh
 	node lab/dsh-fixtures/config.mjs --out tests/fixtures/dsh
 	node lab/dsh-fixtures/capability.mjs --out tests/fixtures/dsh
+	$(AGENTS_VENV)/bin/python lab/record_agents_strict.py --out tests/fixtures/agents_sdk
 
 $(MITM_VENV)/.installed: lab/requirements-mitm.txt
 	$(PYTHON) -m venv $(MITM_VENV)
@@ -111,4 +119,4 @@ lock: $(STAMP)
 	sed -i '1i # Every package pinned, so nbval sees the same outputs everywhere. Regenerate with `make lock`.' requirements.lock
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis $(MITM_VENV) lab/client/node_modules lab/dsh-fixtures/node_modules lab/dsh-headless/node_modules lab/.work
+	rm -rf $(VENV) .pytest_cache .hypothesis $(MITM_VENV) $(AGENTS_VENV) lab/client/node_modules lab/dsh-fixtures/node_modules lab/dsh-headless/node_modules lab/.work

@@ -82,6 +82,7 @@ EXPECTED_FRAMES = {
     "replay",
     "serialization.compare",
     "serialization.variants",
+    "strict.verdicts",
     "triage.errors",
     "verify.filled_calls",
     "verify.table",

@@ -124,6 +124,15 @@ def test_rules_are_ordered_specific_before_general():
         ("gateway-unsupported-image-input", "http-client-error-message"),
         ("openai-rate-limit-exceeded", "pi-ai-error-event"),
         ("http-rate-limit-message", "http-client-error-message"),
+        # field reports (docs/field-failures.md): a cause named in the body wins over its code or status
+        ("openai-strict-schema-required", "openai-invalid-function-parameters"),
+        ("codex-backend-upstream-rejected-input", "openai-server-error"),
+        ("openai-missing-scopes", "http-auth-message"),
+        ("tool-schema-required-null", "http-client-error-message"),
+        ("gateway-unknown-tool-field", "http-client-error-message"),
+        ("gateway-parameter-wrong-type", "http-client-error-message"),
+        ("pi-ai-validation-filled-placeholder", "pi-ai-validation-failed"),
+        ("dsh-escalation-lone-justification", "tool-conditional-argument"),
     ]:
         assert ids.index(specific) < ids.index(general)
 

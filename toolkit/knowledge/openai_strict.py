@@ -1,0 +1,336 @@
+"""OpenAI's strict function-calling rules (Structured Outputs' schema subset), with the exact 400 texts.
+
+``check`` says, before anything is sent, what OpenAI answers a ``strict: true`` tool (or a tool it
+normalises to strict): every violation, in the order the evidence says OpenAI checks, each with the
+400 text as reported, OpenAI's ``context=(...)`` and a JSON path. The rules, texts, limits and their
+sources are listed in ``docs/upstream.md`` ("openai-strict"); where a text was never reported the
+violation says so (``exact`` false) instead of inventing one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "LIMITS",
+    "RULES",
+    "SUPPORTED_FORMATS",
+    "UNSUPPORTED_KEYWORDS",
+    "Rule",
+    "Violation",
+    "check",
+    "context_of",
+]
+
+DOCS = "https://developers.openai.com/api/docs/guides/structured-outputs#supported-schemas"
+FIELD = "shared reference field-failures"
+
+#: ``format`` values the structured-outputs guide lists as supported (DOCS, "Supported properties").
+SUPPORTED_FORMATS = ("date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid")
+#: Keywords the guide lists as not supported, plus ``uniqueItems`` (reported refused: "'uniqueItems' is not
+#: permitted", a Codex output-schema qualification gate in a public repository).
+UNSUPPORTED_KEYWORDS = ("allOf", "not", "dependentRequired", "dependentSchemas", "if", "then", "else", "uniqueItems")
+#: Size limits of the guide (DOCS, "Objects have limitations on nesting depth and size"); older revisions
+#: said 100 properties and 5 levels (community.openai.com/t/918388, ellmer #671 "6 levels … limit of 5").
+LIMITS = {
+    "nesting_levels": 10,
+    "total_properties": 5000,
+    "total_enum_values": 1000,
+    "total_string_chars": 120_000,  # property names, definition names, enum values and const values
+    "large_enum_values": 250,  # a string enum with more values than this …
+    "large_enum_chars": 15_000,  # … may have at most this many characters in all its values
+}
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    template: str  # the 400 text after "Invalid schema for function 'NAME': "; {context}, {key}, ... filled in
+    source: str  # where the rule is stated (documentation or reference section)
+    report: str  # where the exact text was reported
+    exact: bool  # False: no report gives this text; the template is the documented rule, worded by us
+
+
+_R = [
+    Rule(
+        "root-combinator",
+        "schema must have type 'object' and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level.",
+        f"{DOCS} (root must be an object, not anyOf); {FIELD} F25",
+        "https://github.com/openai/codex/issues/26993",
+        True,
+    ),
+    Rule(
+        "root-type",
+        "schema must be a JSON Schema of 'type: \"object\"', got 'type: {got}'.",
+        f"{DOCS}; {FIELD} F26",
+        "https://github.com/farion1231/cc-switch/issues/4901 (got 'type: null'; other values rendered as JSON)",
+        True,
+    ),
+    Rule(
+        "type-missing",
+        "In context={context}, schema must have a 'type' key.",
+        f"{DOCS} (supported types); public reports of the 400",
+        "public repository texts quoting the 400 (`In context=('properties', 'ok'), schema must have a 'type' key.`)",
+        True,
+    ),
+    Rule(
+        "unsupported-keyword",
+        "In context={context}, '{key}' is not permitted.",
+        f"{DOCS} (unsupported keywords: allOf, not, dependentRequired, dependentSchemas, if, then, else)",
+        "reported for uniqueItems (\"'uniqueItems' is not permitted\"); the context= prefix is inferred",
+        False,
+    ),
+    Rule(
+        "format",
+        "In context={context}, '{value}' is not a valid format.",
+        f"{DOCS} (supported formats)",
+        "https://github.com/can1357/oh-my-pi/issues/206",
+        True,
+    ),
+    Rule(
+        "pattern-regex",
+        "'{value}' is not a 'regex'.",
+        f"{FIELD} F28",
+        "https://github.com/raine/claude-code-proxy/issues/142 (checked here with Python's re, not OpenAI's engine)",
+        True,
+    ),
+    Rule(
+        "object-missing-properties",
+        "In context={context}, object schema missing properties.",
+        f"{FIELD} F29",
+        "https://github.com/spring-projects/spring-ai/issues/4776",
+        True,
+    ),
+    Rule(
+        "additional-properties",
+        "In context={context}, 'additionalProperties' is required to be supplied and to be false.",
+        f"{DOCS} (additionalProperties: false must always be set in objects); {FIELD} F17",
+        "https://github.com/letta-ai/letta/issues/3137, https://github.com/openai/codex/issues/7758",
+        True,
+    ),
+    Rule(
+        "required-type",
+        'null is not of type "array"',
+        f"{FIELD} F26",
+        "https://github.com/farion1231/cc-switch/issues/7019 (a non-null value is rendered as JSON)",
+        True,
+    ),
+    Rule(
+        "required-missing",
+        "In context={context}, 'required' is required to be supplied and to be an array including every key in "
+        "properties. Missing '{key}'.",
+        f"{DOCS} (all fields must be required); {FIELD} F16",
+        "https://github.com/langchain-ai/langmem/issues/113, https://github.com/openai/codex/issues/531",
+        True,
+    ),
+    Rule(
+        "required-extra",
+        "In context={context}, 'required' is required to be supplied and to be an array including every key in "
+        "properties. Extra required key '{key}' supplied.",
+        f"{FIELD} F19",
+        "https://github.com/Gitlawb/openclaude/issues/737 (names the class \"Extra required key 'X' supplied\")",
+        False,
+    ),
+    Rule(
+        "nesting-depth",
+        "{got} levels of nesting exceeds limit of {limit}.",
+        f"{DOCS} (up to 10 levels of nesting)",
+        "https://github.com/tidyverse/ellmer/issues/671 (response_format, limit 5 then); a public test file of "
+        "measured texts (`14 levels of nesting exceeds limit of 10.`)",
+        True,
+    ),
+    Rule(
+        "total-properties",
+        "{got} parameters exceeds limit of {limit}.",
+        f"{DOCS} (up to 5000 object properties total)",
+        "a public test file of measured texts (`6000 parameters exceeds limit of 5000.`)",
+        True,
+    ),
+    Rule(
+        "total-enum-values",
+        "the schema has {got} enum values in all; the limit is {limit}.",
+        f"{DOCS} (up to 1000 enum values across all enum properties)",
+        "no report of the 400 text",
+        False,
+    ),
+    Rule(
+        "large-enum-chars",
+        "In context={context}, an enum of {n} string values has {got} characters; the limit is {limit}.",
+        f"{DOCS} (a string enum of more than 250 values: at most 15,000 characters)",
+        "no report of the 400 text",
+        False,
+    ),
+    Rule(
+        "total-string-chars",
+        "the schema's names, enum and const values have {got} characters in all; the limit is {limit}.",
+        f"{DOCS} (total string length of names, definition names, enum and const values: 120,000)",
+        "no report of the 400 text",
+        False,
+    ),
+]
+#: OpenAI's strict rules, in the order ``check`` applies them (root first, then each node depth-first in
+#: property order, then the size limits). Within an object, the order of ``object-missing-properties``,
+#: ``additional-properties`` and ``required-*`` is inferred from reports (``docs/upstream.md``).
+RULES: dict[str, Rule] = {r.id: r for r in _R}
+
+
+@dataclass(frozen=True)
+class Violation:
+    rule: str  # RULES id
+    path: str  # JSON path in the parameters schema: "$", "$.properties.fields"
+    context: str  # OpenAI's rendering of the same place: "()", "('properties', 'fields')"
+    message: str  # the 400 text (``exact``) or the documented rule worded by us
+    source: str  # where the rule and its text come from
+    exact: bool = True
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def context_of(keys: tuple[str | int, ...]) -> str:
+    """OpenAI's ``context=`` form: Python's repr of the key tuple (``()``, ``('properties', 'url')``)."""
+    return repr(tuple(keys))
+
+
+def _path(keys: tuple[str | int, ...]) -> str:
+    return "$" + "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in keys)
+
+
+def _types(node: dict[str, Any]) -> list[Any]:
+    t = node.get("type")
+    return t if isinstance(t, list) else [t] if t is not None else []
+
+
+class _Walk:
+    def __init__(self, name: str):
+        self.prefix = f"Invalid schema for function '{name}': "
+        self.out: list[Violation] = []
+
+    def add(self, rule_id: str, keys: tuple[str | int, ...], **values: Any) -> None:
+        rule = RULES[rule_id]
+        ctx = context_of(keys)
+        text = rule.template.format(context=ctx, **values)
+        source = f"{rule.source}; reported: {rule.report}"
+        self.out.append(Violation(rule_id, _path(keys), ctx, self.prefix + text, source, rule.exact))
+
+    def node(self, node: Any, keys: tuple[str | int, ...]) -> None:
+        if not isinstance(node, dict):
+            return
+        if "type" not in node and "anyOf" not in node and "$ref" not in node:
+            self.add("type-missing", keys)
+        for kw in UNSUPPORTED_KEYWORDS:
+            if kw in node:
+                self.add("unsupported-keyword", keys, key=kw)
+        fmt = node.get("format")
+        if isinstance(fmt, str) and fmt not in SUPPORTED_FORMATS:
+            self.add("format", keys, value=fmt)
+        pattern = node.get("pattern")
+        if isinstance(pattern, str):
+            try:
+                re.compile(pattern)
+            except re.error:
+                self.add("pattern-regex", keys, value=pattern)
+        props = node.get("properties")
+        if "object" in _types(node):
+            if "properties" not in node:
+                self.add("object-missing-properties", keys)
+            if node.get("additionalProperties", None) is not False:
+                self.add("additional-properties", keys)
+            self.required(node, keys, props if isinstance(props, dict) else {})
+        if isinstance(props, dict):
+            for name, sub in props.items():
+                self.node(sub, (*keys, "properties", name))
+        items = node.get("items")
+        if isinstance(items, dict):
+            self.node(items, (*keys, "items"))
+        for kw in ("anyOf", "oneOf"):
+            if isinstance(node.get(kw), list):
+                for i, sub in enumerate(node[kw]):
+                    self.node(sub, (*keys, kw, i))
+        for kw in ("$defs", "definitions"):
+            if isinstance(node.get(kw), dict):
+                for name, sub in node[kw].items():
+                    self.node(sub, (*keys, kw, name))
+
+    def required(self, node: dict[str, Any], keys: tuple[str | int, ...], props: dict[str, Any]) -> None:
+        required = node.get("required", [])
+        if not isinstance(required, list):
+            rule = RULES["required-type"]
+            text = rule.template if required is None else f'{json.dumps(required)} is not of type "array"'
+            ctx = context_of(keys)
+            self.out.append(
+                Violation(
+                    "required-type", _path(keys), ctx, self.prefix + text, f"{rule.source}; reported: {rule.report}"
+                )
+            )
+            return
+        missing = [p for p in props if p not in required]
+        if missing:
+            self.add("required-missing", keys, key=missing[0])
+        extra = [r for r in required if isinstance(r, str) and r not in props]
+        if extra:
+            self.add("required-extra", keys, key=extra[0])
+
+
+def _measure(node: Any, keys: tuple[str | int, ...], level: int, acc: dict[str, Any]) -> None:
+    """Nesting levels (property and items edges below the root), properties, enum values, string sizes."""
+    if not isinstance(node, dict):
+        return
+    acc["levels"] = max(acc["levels"], level)
+    props = node.get("properties")
+    if isinstance(props, dict):
+        acc["properties"] += len(props)
+        acc["chars"] += sum(len(p) for p in props)
+        for name, sub in props.items():
+            _measure(sub, (*keys, "properties", name), level + 1, acc)
+    enum = node.get("enum")
+    if isinstance(enum, list):
+        acc["enums"] += len(enum)
+        strings = [v for v in enum if isinstance(v, str)]
+        acc["chars"] += sum(len(v) for v in strings)
+        if len(strings) > LIMITS["large_enum_values"]:
+            n = sum(len(v) for v in strings)
+            if n > LIMITS["large_enum_chars"]:
+                acc["large"].append((keys, len(strings), n))
+    if isinstance(node.get("const"), str):
+        acc["chars"] += len(node["const"])
+    if isinstance(node.get("items"), dict):
+        _measure(node["items"], (*keys, "items"), level + 1, acc)
+    for kw in ("anyOf", "oneOf"):
+        if isinstance(node.get(kw), list):
+            for i, sub in enumerate(node[kw]):
+                _measure(sub, (*keys, kw, i), level, acc)
+    for kw in ("$defs", "definitions"):
+        if isinstance(node.get(kw), dict):
+            acc["chars"] += sum(len(k) for k in node[kw])
+            for name, sub in node[kw].items():
+                _measure(sub, (*keys, kw, name), level, acc)
+
+
+def check(schema: Any, *, name: str) -> list[Violation]:
+    """Every violation of OpenAI's strict rules by the function ``name``'s ``parameters``, in check order:
+    the first is the 400 OpenAI answers. Empty: a strict endpoint accepts the schema as it stands."""
+    walk = _Walk(name)
+    if isinstance(schema, dict) and any(k in schema for k in ("oneOf", "anyOf", "allOf", "enum", "not")):
+        walk.add("root-combinator", ())
+    elif not isinstance(schema, dict) or schema.get("type") != "object":
+        got = schema.get("type") if isinstance(schema, dict) else None
+        walk.add("root-type", (), got=json.dumps(got))
+        return walk.out
+    walk.node(schema, ())
+    acc: dict[str, Any] = {"levels": 0, "properties": 0, "enums": 0, "chars": 0, "large": []}
+    _measure(schema, (), 0, acc)
+    if acc["levels"] > LIMITS["nesting_levels"]:
+        walk.add("nesting-depth", (), got=acc["levels"], limit=LIMITS["nesting_levels"])
+    if acc["properties"] > LIMITS["total_properties"]:
+        walk.add("total-properties", (), got=acc["properties"], limit=LIMITS["total_properties"])
+    if acc["enums"] > LIMITS["total_enum_values"]:
+        walk.add("total-enum-values", (), got=acc["enums"], limit=LIMITS["total_enum_values"])
+    for keys, n, chars in acc["large"]:
+        walk.add("large-enum-chars", keys, n=n, got=chars, limit=LIMITS["large_enum_chars"])
+    if acc["chars"] > LIMITS["total_string_chars"]:
+        walk.add("total-string-chars", (), got=acc["chars"], limit=LIMITS["total_string_chars"])
+    return walk.out

@@ -111,10 +111,31 @@ compare(sent, bash, api="openai-responses", compat=None)
 # ## Compare two choices
 #
 # Pick a tool, an API, the compat setting and a gateway behaviour on each side. Changes in `required`,
-# nullability and `additionalProperties` are highlighted, with what the model must send under each.
+# nullability and `additionalProperties` are highlighted, with what the model must send under each; above
+# them, the tool's strict verdict (accepted, or the first 400 with its path; must-fill; risky fills).
 
 # %%
 StrictVariantComparer(tool="bash")
+
+# %% [markdown]
+# ## Will this tool survive a strict reading?
+#
+# `strict_verdicts` runs OpenAI's strict rules on every tool a capture sent: whether a strict endpoint
+# accepts it as sent (or the first 400, with its JSON path and OpenAI's text), the optional fields a strict
+# reading makes the model fill, and what each strict transform makes of it. Here on the DSH run before the fix:
+
+# %%
+from toolkit.layers.strict import strict_verdict, strict_verdicts
+
+dsh_before = toolkit.load_capture(DATA / "dsh-before-fix" / "capture.har")
+strict_verdicts(dsh_before)[["tool", "uses", "strict_state_sent", "openai_accepts", "first_rule", "first_path", "must_fill"]]
+
+# %% [markdown]
+# For bash, the fills a forced model tends to send, and what DSH makes of each:
+
+# %%
+verdict = strict_verdict(bash)
+verdict.first, pd.DataFrame(verdict.risky_fills)
 
 # %% [markdown]
 # ## On your own setup

@@ -321,6 +321,12 @@ def test_errors_frame_columns_and_dtypes():
         "rule_id",
         "explanation",
         "fix",
+        "cause",
+        "cause_tool",
+        "cause_path",
+        "cause_calls",
+        "cause_strict_state",
+        "cause_location",
     ]
     assert list(err["layer"].cat.categories) == [*triage.ERROR_LAYERS, "unknown"]
     assert triage.ERRORS.mismatches(err) == []
@@ -391,7 +397,7 @@ def test_errors_busy_day_every_error_classified():
 
 def test_errors_on_a_clean_capture_is_empty():
     _, err = _errors("dsh-after-fix/capture.har")
-    assert err.empty and list(err.columns)[-1] == "fix"
+    assert err.empty and list(err.columns)[-1] == "cause_location"
     assert triage.ERRORS.mismatches(err) == []  # the declared dtypes, not all-object columns
 
 

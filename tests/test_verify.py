@@ -100,3 +100,43 @@ def test_verification_is_data_and_the_report_renders_it():
     assert html == report.verdict_html(v) and html.startswith('<table class="agent-contract-verdict">')
     assert "&lt;media type&gt;" in html and "<media type>" not in html  # escaped
     assert repr(report.view(v)) == repr(v)
+
+
+# ---- the strict verdicts as layer 2's evidence ---------------------------------------------------
+
+
+def _strict_lines(folder: str) -> list[str]:
+    capture = toolkit.load_captures([DATA / folder / "capture.har", DATA / folder / "session.jsonl.zstd"])
+    layer = next(r for r in verify(None, capture).results if r.layer == "serialization")
+    return [e for e in layer.evidence if e.startswith("strict reading")], capture
+
+
+def test_serialization_evidence_carries_the_strict_verdict_before_the_fix():
+    from toolkit.knowledge import dsh_runtime
+    from toolkit.knowledge.openai_strict import check
+
+    lines, capture = _strict_lines("dsh-before-fix")
+    http = capture.exchanges.loc[capture.exchanges["method"].notna(), "exchange_id"]
+    wire = capture.tools[capture.tools["exchange_id"].isin(set(http))]
+    assert set(wire["strict_state"].astype(str)) == {"absent"}  # on a Responses route: read as strict
+    schemas = capture.tool_schemas.set_index("schema_hash")["schema"]
+    refused = {t.name for t in wire.itertuples() if check(schemas[t.schema_hash], name=t.name)}
+    first = wire.iloc[0]
+    found = check(schemas[first["schema_hash"]], name=first["name"])[0]
+    assert lines[0] == (
+        f"strict reading: {len(refused)} of {wire['name'].nunique()} tools would be refused by OpenAI strict as "
+        f"sent (first: {found.rule} at {found.path} of {first['name']}: {found.message})"
+    )
+    called = set(capture.calls["name"])
+    fills = [line for line in lines[1:] if "(called)" in line]
+    assert fills and all(line.split()[3] in called for line in fills)
+    assert any(dsh_runtime.EMPTY_JUSTIFICATION in line for line in fills)
+
+
+def test_serialization_evidence_after_the_fix_reads_nothing_as_strict():
+    lines, capture = _strict_lines("dsh-after-fix")
+    http = capture.exchanges.loc[capture.exchanges["method"].notna(), "exchange_id"]
+    states = set(capture.tools.loc[capture.tools["exchange_id"].isin(set(http)), "strict_state"].astype(str))
+    assert states == {"false"}
+    assert lines[0].startswith("strict reading: 0 of ") and "if sent strict" in lines[0]
+    assert len(lines) == 1  # no risky fills: no strict reading reached the called tools

@@ -614,3 +614,45 @@ def test_widget_frames_are_the_declared_ones(busy, har, session):
     empty = w.whatif_table(no_calls, mode="read-only", dsh="0.1.1-rc.2", policies=None)
     assert empty.empty and WHATIF_TABLE.mismatches(empty) == []
     assert FILTERED.mismatches(w.filter_exchanges(no_calls)) == []
+
+
+# ---- 1b. strict-variant comparer: the tool's strict verdict ------------------------------------
+
+
+def _recorded_tool(name: str) -> dict:
+    har = json.loads((REPO / "data" / "dsh-before-fix" / "capture.har").read_text(encoding="utf-8"))
+    body = json.loads(har["log"]["entries"][1]["request"]["postData"]["text"])
+    return next(t for t in body["tools"] if t["name"] == name)
+
+
+def test_verdict_html_shows_the_first_400_its_path_and_the_risky_fills():
+    from toolkit.knowledge import dsh_runtime
+    from toolkit.knowledge.openai_strict import check
+    from toolkit.present.widgets.strict_variants import verdict_html
+
+    bash = _recorded_tool("bash")  # as DSH 0.1.0-rc.8 sent it in the recorded run
+    text = _text(verdict_html(bash))
+    found = check(bash["parameters"], name="bash")
+    assert found and f"400 at {found[0].path}" in text and found[0].message in text
+    assert "must fill under a strict reading: " in text and "justification" in text
+    assert dsh_runtime.EMPTY_JUSTIFICATION in text  # DSH's own refusal of the filled ""
+
+
+def test_verdict_html_accepts_a_schema_that_meets_the_rules():
+    from toolkit.layers.strict import all_keys_required
+    from toolkit.present.widgets.strict_variants import verdict_html
+
+    tool = _recorded_tool("read_image")
+    tool = tool | {"parameters": all_keys_required(tool["parameters"])}
+    text = _text(verdict_html(tool))
+    assert "accepted by OpenAI strict" in text and "400" not in text and "risky fills" not in text
+
+
+def test_comparer_shows_the_verdict_for_the_selected_tool():
+    from toolkit.present.widgets.strict_variants import verdict_html
+
+    cmp = w.StrictVariantComparer(tool="bash", remember=False)
+    assert cmp.verdict in cmp.widget.children
+    assert cmp.verdict.value == verdict_html("bash", pi_ai=cmp.left_pi_ai.value)
+    cmp.tool.value = "write"
+    assert "strict verdict for write" in _text(cmp.verdict.value)

@@ -25,7 +25,10 @@ import yaml
 
 from toolkit.capture.frames import CAT, declare, fixed
 from toolkit.errors import InputError
+from toolkit.knowledge import openai_strict
 from toolkit.knowledge.dsh_runtime import ERROR_PREFIX
+from toolkit.knowledge.dsh_tools import SCHEMAS as DSH_SCHEMAS
+from toolkit.wire.records import STRICT_STATES
 
 # the layer an error belongs to (not toolkit.layers.LAYERS, the four layers of the verdict)
 ERROR_LAYERS = ("config-capability", "serialization-protocol", "runtime-policy", "transport-gateway")
@@ -58,6 +61,13 @@ ERRORS = declare(
         "rule_id": "string",
         "explanation": "string",
         "fix": "string",
+        # from the error back to its cause, where the capture holds both (``_causes``)
+        "cause": "string",  # one line: what caused it
+        "cause_tool": "string",
+        "cause_path": "string",  # JSON path in the tool's parameters schema: "$", "$.properties.justification"
+        "cause_calls": object,  # tuple of the call ids whose filled optional fields caused it
+        "cause_strict_state": fixed(*STRICT_STATES),  # the strict state the tool went out with
+        "cause_location": "string",  # where the cause is: "capture.har entry 1, function_call call_0001"
     },
 )
 
@@ -428,7 +438,196 @@ def errors(capture, *, rules: list[Rule] | None = None):
         else:
             add(p.source, p.exchange_id, p.location, None, "problem", None, None, p.message)
 
+    _causes(rows, capture)
     return ERRORS.from_records(rows)
+
+
+# ---- from the error back to its cause -------------------------------------------------------------
+
+_STRICT_400 = re.compile(r"Invalid schema for function '?(?P<name>[^':]+)'?: ")
+_CONTEXT = re.compile(r"In context=(\([^)]*\))")
+_MUST_BE = re.compile(r'"(?P<prop>[^"]+)" must be ')
+#: Refusals caused by an optional field the model filled: rule id -> the fields that cause it (None: the
+#: fields the message names, or, failing that, the optional fields the call filled with "" or null).
+FILLED_OPTIONAL_RULES: dict[str, tuple[str, ...] | None] = {
+    "dsh-invalid-justification": ("justification", "sandbox_permissions"),
+    "dsh-escalation-lone-justification": ("justification",),
+    "dsh-escalation-needs-justification": ("sandbox_permissions",),
+    "dsh-escalation-same-mode": ("sandbox_permissions",),
+    "dsh-escalation-not-wider": ("sandbox_permissions",),
+    "dsh-escalation-not-available": ("sandbox_permissions", "justification"),
+    "dsh-invalid-timeout": ("timeoutMs",),
+    "dsh-run-in-background-disabled": ("run_in_background",),
+    "dsh-invalid-arguments-filled-optional": None,
+    "pi-ai-validation-filled-placeholder": None,
+}
+#: Stream and tool-call identity errors (docs/field-failures.md D): the cause is an item without its id.
+IDENTITY_RULES = ("responses-output-missing-call-id", "stream-empty-tool-name", "history-tool-result-missing")
+
+
+def _blank(value) -> bool:
+    return _missing(value) or value == ""
+
+
+class _Evidence:
+    """The parts of a capture a cause is looked up in: where each exchange is, what each request sent."""
+
+    def __init__(self, capture):
+        ex = capture.exchanges
+        self.where = {
+            r.exchange_id: (f"{r.source} {r.location}", not _missing(r.method))
+            for r in ex[["exchange_id", "source", "location", "method"]].itertuples(index=False)
+        }
+        self.order = {e: i for i, e in enumerate(ex["exchange_id"])}
+        schemas = dict(zip(capture.tool_schemas["schema_hash"], capture.tool_schemas["schema"], strict=False))
+        self.sent: dict[tuple[str, str], tuple[Any, str | None]] = {}
+        for t in capture.tools[["exchange_id", "name", "schema_hash", "strict_state"]].itertuples(index=False):
+            state = None if _missing(t.strict_state) else str(t.strict_state)
+            self.sent.setdefault((t.exchange_id, t.name), (schemas.get(t.schema_hash), state))
+        self.calls = capture.calls
+        self.inputs = capture.inputs
+
+    def place(self, exchange_id) -> str:
+        return self.where.get(exchange_id, (str(exchange_id), False))[0]
+
+    def call(self, call_id):
+        """The call with this id where it went over HTTP (else where a session logged it), earliest first."""
+        rows = self.calls[self.calls["call_id"] == call_id]
+        if rows.empty:
+            return None
+        key = [(not self.where.get(e, ("", False))[1], self.order.get(e, 0)) for e in rows["exchange_id"]]
+        return rows.iloc[min(range(len(key)), key=key.__getitem__)]
+
+
+def _causes(rows: list[dict], capture) -> None:
+    """Fill the ``cause_*`` columns of each error row whose cause the capture holds."""
+    evidence = None
+    for row in rows:
+        row.update(dict.fromkeys(("cause", "cause_tool", "cause_path", "cause_strict_state", "cause_location")))
+        row["cause_calls"] = ()
+        message = row["message"] or ""
+        if _STRICT_400.search(message) and not _missing(row["exchange_id"]):
+            find = _strict_cause
+        elif row["rule_id"] in FILLED_OPTIONAL_RULES and not _blank(row["call_id"]):
+            find = _filled_cause
+        elif row["rule_id"] in IDENTITY_RULES:
+            find = _identity_cause
+        else:
+            continue
+        evidence = evidence or _Evidence(capture)
+        row.update(find(row, evidence))
+
+
+def _strict_cause(row: dict, ev: _Evidence) -> dict:
+    """A strict-schema 400: the tool it names in that request, and the violation ``openai_strict.check``
+    finds in the tool's parameters as sent that gives the same text."""
+    message = row["message"]
+    match = _STRICT_400.search(message)
+    assert match is not None
+    name = match["name"]
+    schema, state = ev.sent.get((row["exchange_id"], name), (None, None))
+    out: dict[str, Any] = {"cause_tool": name, "cause_strict_state": state}
+    if state is None:
+        out["cause"] = f"the 400 names function {name!r}, which this request did not send"
+        return out
+    out["cause_location"] = f"{ev.place(row['exchange_id'])} request, tool {name}"
+    found = openai_strict.check(schema, name=name)
+    prefix = f"Invalid schema for function '{name}': "
+    exact = [v for v in found if v.message.removeprefix(prefix) in message]
+    context = _CONTEXT.search(message)
+    near = [v for v in found if context and v.context == context[1]]
+    if exact or near:
+        v = (exact or near)[0]
+        how = "" if exact else " (same place; OpenAI's wording differs from the modelled text)"
+        out["cause"] = f"{name} (sent with strict {state}) breaks OpenAI's strict rule {v.rule} at {v.path}{how}"
+        out["cause_path"] = v.path
+    else:
+        out["cause"] = f"openai_strict.check finds nothing in {name}'s parameters as sent that gives this 400"
+    return out
+
+
+def _filled_cause(row: dict, ev: _Evidence) -> dict:
+    """A refusal of a filled optional field: the call that filled it, and the strict state its tool went
+    out with in the request that produced the call."""
+    call = ev.call(row["call_id"])
+    if call is None or not isinstance(call["arguments"], dict):
+        return {}
+    args, name, exchange = call["arguments"], call["name"], call["exchange_id"]
+    schema, state = ev.sent.get((exchange, name), (None, None))
+    schema = schema if isinstance(schema, dict) else DSH_SCHEMAS.get(name) or {}
+    required = schema.get("required") or []
+    optional = [p for p in schema.get("properties") or {} if p not in required]
+    fields = FILLED_OPTIONAL_RULES[row["rule_id"]]
+    if fields is None:
+        named = [m["prop"] for m in _MUST_BE.finditer(row["message"] or "")]
+        fields = tuple(named) or tuple(p for p in optional if p in args and args[p] in ("", None, "null"))
+    filled = [f for f in fields if f in optional and f in args]
+    if not filled:
+        return {}
+    values = ", ".join(f"{f}={args[f]!r}" for f in filled)
+    sent = f"strict {state}" if state else "a strict state the capture does not hold"
+    return {
+        "cause": f"{name} call {row['call_id']} filled the optional {values}; the tool went out with {sent}",
+        "cause_tool": name,
+        "cause_path": f"$.properties.{filled[0]}",
+        "cause_calls": (row["call_id"],),
+        "cause_strict_state": state,
+        "cause_location": f"{ev.place(exchange)}, function_call {row['call_id']}",
+    }
+
+
+def _identity_cause(row: dict, ev: _Evidence) -> dict:
+    """A stream-identity error: the streamed call, or the input item, that lacks its id or name."""
+    rule, here = row["rule_id"], row["exchange_id"]
+    upto = ev.order.get(here, len(ev.order))
+    earlier = ev.calls[[ev.order.get(e, 0) <= upto for e in ev.calls["exchange_id"]]]
+    if rule == "stream-empty-tool-name":
+        named = earlier[earlier["call_id"] == row["call_id"]] if not _missing(row["call_id"]) else earlier
+        bad = named[[_blank(n) for n in named["name"]]]
+        if bad.empty:
+            return {}
+        c = bad.iloc[-1]
+        return {
+            "cause": f"the streamed function_call {c['item_id']} (call {c['call_id']}) arrived without a name",
+            "cause_calls": () if _blank(c["call_id"]) else (c["call_id"],),
+            "cause_location": f"{ev.place(c['exchange_id'])} response, output item {c['item_id']}",
+        }
+    items = ev.inputs[ev.inputs["exchange_id"] == here] if not _missing(here) else ev.inputs.iloc[0:0]
+    if rule == "responses-output-missing-call-id":
+        bad = earlier[[_blank(c) for c in earlier["call_id"]]]
+        outputs = items[
+            (items["item_type"] == "function_call_output").to_numpy(bool) & items["call_id"].map(_blank).to_numpy(bool)
+        ]
+        if bad.empty and outputs.empty:
+            return {}
+        if bad.empty:
+            i = outputs.iloc[0]
+            return {
+                "cause": f"input[{i['item_index']}] is a function_call_output without a call_id",
+                "cause_location": f"{ev.place(here)} request, input[{i['item_index']}]",
+            }
+        c = bad.iloc[-1]
+        sent = f"; its function_call_output went out without one in input[{outputs.iloc[0]['item_index']}]"
+        return {
+            "cause": f"the streamed function_call {c['item_id']} ({c['name']}) had an empty call_id"
+            + (sent if len(outputs) else ""),
+            "cause_tool": None if _blank(c["name"]) else c["name"],
+            "cause_location": f"{ev.place(c['exchange_id'])} response, output item {c['item_id']}",
+        }
+    # history-tool-result-missing: the calls of the replayed history with no result after them
+    asked = items[items["item_type"] == "function_call"]
+    answered = set(items.loc[items["item_type"] == "function_call_output", "call_id"].dropna())
+    open_ = asked[[not _blank(c) and c not in answered for c in asked["call_id"]]]
+    if open_.empty:
+        return {}
+    ids = tuple(dict.fromkeys(open_["call_id"]))
+    first = open_.iloc[0]
+    return {
+        "cause": f"the history replays {', '.join(ids)} with no tool result after {'it' if len(ids) == 1 else 'them'}",
+        "cause_tool": None if _blank(first["name"]) else first["name"],
+        "cause_calls": ids,
+        "cause_location": f"{ev.place(here)} request, input[{first['item_index']}]",
+    }
 
 
 __all__ = [
@@ -436,6 +635,8 @@ __all__ = [
     "ERROR_LAYERS",
     "ERROR_PROBLEM_KINDS",
     "EXAMPLE_KEYS",
+    "FILLED_OPTIONAL_RULES",
+    "IDENTITY_RULES",
     "UNKNOWN",
     "Classification",
     "Rule",

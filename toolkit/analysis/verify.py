@@ -13,6 +13,7 @@ declare image input), a layer carries every one of those texts with its entry po
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import pandas as pd
 
@@ -21,6 +22,7 @@ from toolkit.capture.frames import CAT, declare, fixed
 from toolkit.knowledge.dsh_tools import SCHEMAS
 from toolkit.layers import LAYERS, capability, execution
 from toolkit.layers.config import FINDINGS, Settings
+from toolkit.layers.strict import strict_verdicts
 
 __all__ = [
     "CAPABILITY_FAILURES",
@@ -207,6 +209,7 @@ def _serialization(findings, capture: Capture, filled: pd.DataFrame) -> LayerRes
     states = wire["strict_state"].astype(str).value_counts().to_dict() if len(wire) else {}
     if states:
         evidence.append("tools on the wire: " + ", ".join(f"strict {k} ×{v}" for k, v in sorted(states.items())))
+    evidence += _strict_evidence(capture)
     if len(filled):
         example = filled.iloc[0]
         evidence.append(
@@ -228,6 +231,50 @@ def _serialization(findings, capture: Capture, filled: pd.DataFrame) -> LayerRes
             return LayerResult("serialization", "no evidence", "no HTTP capture with tools", evidence)
         return LayerResult("serialization", "pass", "tools went out as configured", evidence)
     return LayerResult("serialization", worst, "`strict` is left to the gateway on a Responses route", evidence, fixes)
+
+
+def _strict_evidence(capture: Capture) -> list[str]:
+    """Layer 2's answer to "will this tool survive a strict reading?" (``strict.verdicts``) for the tools
+    that went on the wire, and the risky fills of the called tools a strict reading reached. A tool is read
+    as strict as sent when ``strict`` was true, or absent/null on a Responses endpoint."""
+    ex = capture.exchanges
+    http = ex[ex["method"].notna()]
+    wire = capture.tools[capture.tools["exchange_id"].isin(set(http["exchange_id"]))]
+    if wire.empty:
+        return []
+    verdicts = strict_verdicts(SimpleNamespace(tools=wire, tool_schemas=capture.tool_schemas))
+    responses = set(http.loc[http["api"].astype(str) == "responses", "exchange_id"])
+    lenient = wire["strict_state"].astype(str).isin(["absent", "null"])
+    read = wire[(wire["strict_state"].astype(str) == "true") | (lenient & wire["exchange_id"].isin(responses))]
+    keys = set(zip(read["schema_hash"], read["name"], read["strict_state"].astype(str), strict=False))
+    as_read = [(h, n, str(st)) in keys for h, n, st in verdicts[["schema_hash", "tool", "strict_state_sent"]].values]
+    strict = verdicts[as_read]
+    refused = strict[~strict["openai_accepts"].astype(bool)]
+    names = verdicts["tool"].nunique()
+
+    def first(rows: pd.DataFrame) -> str:
+        r = rows.iloc[0]
+        return f"first: {r['first_rule']} at {r['first_path']} of {r['tool']}: {r['first_message']}"
+
+    if len(refused):
+        line = (
+            f"{refused['tool'].nunique()} of {names} tools would be refused by OpenAI strict as sent ({first(refused)})"
+        )
+    else:
+        forced = verdicts[~verdicts["openai_accepts"].astype(bool)]
+        line = f"{strict['tool'].nunique()} of {names} tools are read as strict as sent, none refused"
+        if len(forced):
+            line += f"; if sent strict, {forced['tool'].nunique()} would be refused ({first(forced)})"
+    out = ["strict reading: " + line]
+    for name in dict.fromkeys(capture.calls["name"].dropna()):
+        rows = strict[strict["tool"] == name]
+        fills = rows.iloc[0]["risky_fills"] if len(rows) else []
+        if fills:
+            out.append(
+                f"strict reading of {name} (called): the model must fill {', '.join(rows.iloc[0]['must_fill'])}; "
+                "risky fills: " + "; ".join(f"{f['field']}={f['filled']!r} ({f['why']})" for f in fills)
+            )
+    return out
 
 
 def _capability(findings, caps: pd.DataFrame) -> LayerResult:

@@ -17,6 +17,7 @@ from toolkit.knowledge.pi_ai import DEFAULT_VERSION
 from toolkit.knowledge.pi_ai import VERSIONS as PI_AI_VERSIONS
 from toolkit.knowledge.pi_ai_tools import TOOL_APIS
 from toolkit.layers.serialization import PiAiRefusal, convert_tools, strict_state, variants
+from toolkit.layers.strict import strict_verdict
 from toolkit.present.widgets.base import RememberedWidget, esc, key_json, pane, seq
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "summary_html",
     "tool_definition",
     "variant_view",
+    "verdict_html",
 ]
 
 COMPATS = ("unset", "true", "false")  # compat.supportsStrictMode
@@ -327,6 +329,30 @@ def summary_html(left: dict, right: dict) -> str:
     return f'<div class="tk-summary"><b>left → right:</b> {esc(text)}</div>'
 
 
+def verdict_html(tool: str | dict, *, pi_ai: str = DEFAULT_VERSION) -> str:
+    """The strict verdict for ``tool`` (``layers.strict.strict_verdict``): accepted by OpenAI strict, or the
+    first 400 with its JSON path; the optional fields a strict reading makes the model fill; the risky fills."""
+    definition = tool_definition(tool)
+    v = strict_verdict(definition, pi_ai=pi_ai)
+    first = v.first
+    if first is None:
+        head = "accepted by OpenAI strict as defined"
+    else:
+        more = f" (and {len(v.violations) - 1} more)" if len(v.violations) > 1 else ""
+        head = f"OpenAI strict answers 400 at <code>{esc(first.path)}</code>{esc(more)}: {esc(first.message)}"
+    must = v.absent_reading.get("must_fill", ())
+    fills = "".join(
+        f"<li><code>{esc(f['field'])}</code> = <code>{esc(json.dumps(f['filled']))}</code>: {esc(f['why'])}</li>"
+        for f in v.risky_fills
+    )
+    return (
+        f'<div class="tk-verdict"><div class="tk-head"><b>strict verdict for {esc(v.tool)}:</b> {head}</div>'
+        f'<div class="tk-head">must fill under a strict reading: {esc(seq(must))}</div>'
+        + (f'<div class="tk-head">risky fills:</div><ul class="tk-risky">{fills}</ul>' if fills else "")
+        + "</div>"
+    )
+
+
 _SIDE_DEFAULTS = {
     "left": {
         "api": "openai-responses",
@@ -386,7 +412,7 @@ class StrictVariantComparer(RememberedWidget):
         c = self.controls
         self.left_api, self.left_compat, self.left_gateway, self.left_pi_ai = (c["left"][k] for k in _SIDE_OPTIONS)
         self.right_api, self.right_compat, self.right_gateway, self.right_pi_ai = (c["right"][k] for k in _SIDE_OPTIONS)
-        self.left_pane, self.right_pane, self.summary = W.HTML(), W.HTML(), W.HTML()
+        self.left_pane, self.right_pane, self.summary, self.verdict = W.HTML(), W.HTML(), W.HTML(), W.HTML()
         # stable selectors for the browser test (tests/e2e); none on ``tool``, whose repr starts the
         # 110-character text/plain that nbval compares
         for side, ctl in c.items():
@@ -395,6 +421,7 @@ class StrictVariantComparer(RememberedWidget):
         self.left_pane.add_class("tk-cmp-left-pane")
         self.right_pane.add_class("tk-cmp-right-pane")
         self.summary.add_class("tk-cmp-summary")
+        self.verdict.add_class("tk-cmp-verdict")
         self._restore()
         self._update()
         for dd in [self.tool, *c["left"].values(), *c["right"].values()]:
@@ -407,7 +434,12 @@ class StrictVariantComparer(RememberedWidget):
             )
 
         self.widget = W.VBox(
-            [self.tool, self.summary, W.HBox([box("left", self.left_pane), box("right", self.right_pane)])]
+            [
+                self.tool,
+                self.verdict,
+                self.summary,
+                W.HBox([box("left", self.left_pane), box("right", self.right_pane)]),
+            ]
         )
         self.widget.add_class("tk-cmp")
 
@@ -434,4 +466,5 @@ class StrictVariantComparer(RememberedWidget):
         left, right = self.views()
         self.left_pane.value, self.right_pane.value = diff_html(left, right)
         self.summary.value = summary_html(left, right)
+        self.verdict.value = verdict_html(self.tool.value, pi_ai=self.controls["left"]["pi_ai"].value)
         self._remember(self.value)

@@ -11,12 +11,11 @@ import pandas as pd
 import pytest
 
 import toolkit
-from toolkit.analysis.triage import ERRORS, errors
+from toolkit.analysis.triage import errors
 from toolkit.knowledge.openai_strict import check
 from toolkit.layers.strict import all_keys_required
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "dsh-before-fix"
-OLD_COLUMNS = ["source", "exchange_id", "location", "call_id", "kind", "status", "error_code", "message"]
 # OpenAI's 400 texts as reported (toolkit.knowledge.openai_strict RULES[...].report), for the tools below
 ADDITIONAL = "Invalid schema for function 'bash': In context=(), 'additionalProperties' is required to be supplied and to be false."
 MISSING_PROPS = (
@@ -68,18 +67,6 @@ def _load_jsonl(tmp_path: Path, entries: list[dict]):
     path = tmp_path / "gateway.jsonl"
     path.write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
     return toolkit.load_capture(path)
-
-
-def test_columns_keep_the_old_ones_first():
-    assert list(ERRORS.columns)[: len(OLD_COLUMNS)] == OLD_COLUMNS
-    assert list(ERRORS.columns)[-6:] == [
-        "cause",
-        "cause_tool",
-        "cause_path",
-        "cause_calls",
-        "cause_strict_state",
-        "cause_location",
-    ]
 
 
 def test_empty_justification_points_at_the_call_and_its_strict_state():

@@ -128,7 +128,9 @@ StrictVariantComparer(tool="bash")
 from toolkit.layers.strict import strict_verdict, strict_verdicts
 
 dsh_before = toolkit.load_capture(DATA / "dsh-before-fix" / "capture.har")
-strict_verdicts(dsh_before)[["tool", "uses", "strict_state_sent", "openai_accepts", "first_rule", "first_path", "must_fill"]]
+strict_verdicts(dsh_before)[
+    ["tool", "uses", "strict_state_sent", "openai_accepts", "first_rule", "first_path", "must_fill"]
+]
 
 # %% [markdown]
 # For bash, the fills a forced model tends to send, and what DSH makes of each:

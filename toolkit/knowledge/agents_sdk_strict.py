@@ -109,7 +109,8 @@ class AgentsStrictError(InputError):
 def ensure_strict(schema: dict[str, Any], *, reject_open_objects: bool = False) -> dict[str, Any]:
     """What ``ensure_strict_json_schema(schema)`` returns; ``schema`` itself is never changed.
 
-    ``reject_open_objects`` is the SDK's private ``_reject_open_objects`` (MCP tool conversion): it also
+    ``reject_open_objects`` is the SDK's private ``_reject_open_objects`` (its comments name MCP tool
+    conversion as the caller; no call with it set was found in 0.24.0): it also
     refuses objects that allow undeclared properties and plain ``$ref``s left in the output."""
     if _too_deep(schema):
         raise AgentsStrictError(_TEXT_DEPTH)

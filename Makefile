@@ -82,15 +82,23 @@ $(AGENTS_VENV)/.installed: lab/requirements-agents.txt
 	$(AGENTS_VENV)/bin/pip install --quiet -r lab/requirements-agents.txt
 	touch $@
 
+# LiteLLM as a client library, only to record the tools it sends (tests/fixtures/litellm).
+LITELLM_VENV := lab/.venv-litellm
+$(LITELLM_VENV)/.installed: lab/requirements-litellm.txt
+	$(PYTHON) -m venv $(LITELLM_VENV)
+	$(LITELLM_VENV)/bin/pip install --quiet -r lab/requirements-litellm.txt
+	touch $@
+
 # Re-record what the real pi-ai does with tool definitions (tests/fixtures/pi_ai) and what the real DSH 0.1.0-rc.8
 # decides for tool calls, settings files and images (tests/fixtures/dsh); not part of `make test`.
-fixtures: lab/client/node_modules/.installed lab/dsh-fixtures/node_modules/.installed $(AGENTS_VENV)/.installed
+fixtures: lab/client/node_modules/.installed lab/dsh-fixtures/node_modules/.installed $(AGENTS_VENV)/.installed $(LITELLM_VENV)/.installed
 	node lab/pi-ai-fixtures/generate.mjs --out tests/fixtures/pi_ai
 	node lab/pi-ai-fixtures/check.mjs --dir tests/fixtures/pi_ai
 	node lab/dsh-fixtures/generate.mjs --out tests/fixtures/dsh
 	node lab/dsh-fixtures/config.mjs --out tests/fixtures/dsh
 	node lab/dsh-fixtures/capability.mjs --out tests/fixtures/dsh
 	$(AGENTS_VENV)/bin/python lab/record_agents_strict.py --out tests/fixtures/agents_sdk
+	$(LITELLM_VENV)/bin/python lab/record_litellm_tools.py --out tests/fixtures/litellm
 
 $(MITM_VENV)/.installed: lab/requirements-mitm.txt
 	$(PYTHON) -m venv $(MITM_VENV)
@@ -119,4 +127,4 @@ lock: $(STAMP)
 	sed -i '1i # Every package pinned, so nbval sees the same outputs everywhere. Regenerate with `make lock`.' requirements.lock
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis $(MITM_VENV) $(AGENTS_VENV) lab/client/node_modules lab/dsh-fixtures/node_modules lab/dsh-headless/node_modules lab/.work
+	rm -rf $(VENV) .pytest_cache .hypothesis $(MITM_VENV) $(AGENTS_VENV) $(LITELLM_VENV) lab/client/node_modules lab/dsh-fixtures/node_modules lab/dsh-headless/node_modules lab/.work

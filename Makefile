@@ -91,7 +91,7 @@ $(LITELLM_VENV)/.installed: lab/requirements-litellm.txt
 
 # Re-record what the real pi-ai does with tool definitions (tests/fixtures/pi_ai) and what the real DSH 0.1.0-rc.8
 # decides for tool calls, settings files and images (tests/fixtures/dsh); not part of `make test`.
-fixtures: lab/client/node_modules/.installed lab/dsh-fixtures/node_modules/.installed $(AGENTS_VENV)/.installed $(LITELLM_VENV)/.installed
+fixtures: lab/client/node_modules/.installed lab/dsh-fixtures/node_modules/.installed lab/ai-sdk-fixtures/node_modules/.installed $(AGENTS_VENV)/.installed $(LITELLM_VENV)/.installed
 	node lab/pi-ai-fixtures/generate.mjs --out tests/fixtures/pi_ai
 	node lab/pi-ai-fixtures/check.mjs --dir tests/fixtures/pi_ai
 	node lab/dsh-fixtures/generate.mjs --out tests/fixtures/dsh
@@ -99,6 +99,7 @@ fixtures: lab/client/node_modules/.installed lab/dsh-fixtures/node_modules/.inst
 	node lab/dsh-fixtures/capability.mjs --out tests/fixtures/dsh
 	$(AGENTS_VENV)/bin/python lab/record_agents_strict.py --out tests/fixtures/agents_sdk
 	$(LITELLM_VENV)/bin/python lab/record_litellm_tools.py --out tests/fixtures/litellm
+	node lab/ai-sdk-fixtures/generate.mjs --out tests/fixtures/ai_sdk
 
 $(MITM_VENV)/.installed: lab/requirements-mitm.txt
 	$(PYTHON) -m venv $(MITM_VENV)
@@ -107,6 +108,10 @@ $(MITM_VENV)/.installed: lab/requirements-mitm.txt
 
 lab/client/node_modules/.installed: lab/client/package.json lab/client/package-lock.json
 	npm ci --prefix lab/client --no-audit --no-fund
+	touch $@
+
+lab/ai-sdk-fixtures/node_modules/.installed: lab/ai-sdk-fixtures/package.json lab/ai-sdk-fixtures/package-lock.json
+	npm ci --prefix lab/ai-sdk-fixtures --no-audit --no-fund
 	touch $@
 
 lab/dsh-fixtures/node_modules/.installed: lab/dsh-fixtures/package.json lab/dsh-fixtures/package-lock.json
@@ -127,4 +132,4 @@ lock: $(STAMP)
 	sed -i '1i # Every package pinned, so nbval sees the same outputs everywhere. Regenerate with `make lock`.' requirements.lock
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis $(MITM_VENV) $(AGENTS_VENV) $(LITELLM_VENV) lab/client/node_modules lab/dsh-fixtures/node_modules lab/dsh-headless/node_modules lab/.work
+	rm -rf $(VENV) .pytest_cache .hypothesis $(MITM_VENV) $(AGENTS_VENV) $(LITELLM_VENV) lab/client/node_modules lab/dsh-fixtures/node_modules lab/ai-sdk-fixtures/node_modules lab/dsh-headless/node_modules lab/.work

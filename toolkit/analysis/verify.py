@@ -105,7 +105,7 @@ def verify(
     findings = settings.findings if settings is not None else FINDINGS.empty()
     caps = capability.check(settings, capture)
     replayed = execution.replay(capture, mode=mode, dsh=dsh, settings=settings)
-    filled = _distinct_calls(_filled_calls(capture))
+    filled = execution.distinct_calls(_filled_calls(capture))
     results = [
         _config(settings, findings),
         _serialization(findings, capture, filled),
@@ -306,7 +306,7 @@ def _execution(replayed: pd.DataFrame, capture: Capture, mode, dsh) -> LayerResu
         note = "" if mode or capture.events.empty is False else " (pass mode= for HTTP captures)"
         return LayerResult("execution", "no evidence", "no tool call could be judged" + note)
     sightings = len(judged)
-    judged = _distinct_calls(judged)
+    judged = execution.distinct_calls(judged)
     failed = judged[~judged["ok"].astype(bool)]
     disagree = judged[judged["agrees"].eq(False).fillna(False)]
     modes = ", ".join(sorted(set(judged["mode"].dropna().astype(str))))  # the modes the calls ran under
@@ -333,13 +333,3 @@ def _execution(replayed: pd.DataFrame, capture: Capture, mode, dsh) -> LayerResu
     except Exception as exc:  # the verdict stands without the what-ifs
         fixes.append(f"what-if policies unavailable: {exc}")
     return LayerResult("execution", "fail", f"DSH refused {len(failed)} of {len(judged)} calls", evidence, fixes)
-
-
-def _distinct_calls(rows: pd.DataFrame) -> pd.DataFrame:
-    """One row per call: the same call recorded by several captures of one run (a HAR and DSH's own log
-    carry the same call id) is one call, not two."""
-    if rows.empty or "call_id" not in rows:
-        return rows
-    named = rows["call_id"].notna()
-    keyed = rows[named].drop_duplicates(subset=["call_id", "tool"])
-    return pd.concat([keyed, rows[~named]]).sort_index()

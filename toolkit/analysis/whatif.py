@@ -15,7 +15,15 @@ from toolkit.capture import Capture
 from toolkit.capture.frames import declare, fixed
 from toolkit.knowledge import dsh_runtime as rt
 from toolkit.knowledge.dsh_tools import schema_for
-from toolkit.layers.execution import DEFAULT_DSH, IMAGE_GATE, STAGES, advertised_schema, check_call, replay
+from toolkit.layers.execution import (
+    DEFAULT_DSH,
+    IMAGE_GATE,
+    STAGES,
+    advertised_schema,
+    check_call,
+    distinct_calls,
+    replay,
+)
 from toolkit.layers.serialization import variants
 
 __all__ = ["COLUMNS", "ESCALATION_FIELDS", "OUTCOMES", "POLICIES", "WHATIF", "prune_schema", "whatif"]
@@ -122,9 +130,7 @@ def whatif(capture: Capture, *, mode: str | None = None, dsh: str = DEFAULT_DSH,
     A call recorded by several captures of one run (a HAR and DSH's log share its id) is judged once, in the
     first capture that holds it."""
     base = replay(capture, mode=mode, dsh=dsh)
-    judged = base[base["ok"].notna()]
-    named = judged["call_id"].notna()
-    judged = judged[~named | ~judged.duplicated(subset=["call_id", "tool"])]
+    judged = distinct_calls(base[base["ok"].notna()])
     rows = []
     for call in judged.itertuples(index=False):
         schema = _schema(capture, call)

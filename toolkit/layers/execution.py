@@ -38,6 +38,7 @@ __all__ = [
     "Verdict",
     "advertised_schema",
     "check_call",
+    "distinct_calls",
     "replay",
     "schema_violations",
 ]
@@ -458,3 +459,11 @@ def _session_contexts(capture: Capture) -> dict[tuple, dict]:
 def _wire_id(value: Any) -> str:
     """The call id the calls frame uses (DSH logs pi-ai's ``call_id|item id``; the frame keeps the first)."""
     return split_call_id(value)[0] or str(value)
+
+
+def distinct_calls(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per call: the same call recorded by several captures of one run (a HAR and DSH's own log
+    carry the same call id) is one call, kept where it was first seen; rows without a call id all stay."""
+    if rows.empty or "call_id" not in rows:
+        return rows
+    return rows[rows["call_id"].isna() | ~rows.duplicated(subset=["call_id", "tool"])]

@@ -8,6 +8,10 @@ It returns data only: ``toolkit.present.report`` renders it (text, Markdown, JSO
 Where DSH words one cause differently at each entry point (an image sent to a model that does not
 declare image input), a layer carries every one of those texts with its entry point
 (``LayerResult.dsh_messages``), so a user can search the report for the message they saw.
+
+A LiteLLM proxy config (``verify(..., gateway_config=...)``) is a second settings source: its findings
+join the settings' (configuration and capability), and each image request's verdict also says what the
+gateway declares for the model.
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ from toolkit.capture import Capture
 from toolkit.capture.frames import CAT, declare, fixed
 from toolkit.knowledge.dsh_tools import SCHEMAS
 from toolkit.layers import LAYERS, capability, execution
-from toolkit.layers.config import FINDINGS, Settings
+from toolkit.layers.config import FINDINGS, GatewayConfig, Settings
+from toolkit.layers.config.findings import findings_frame
+from toolkit.layers.config.gateway import gateway_findings
 from toolkit.layers.strict import strict_verdicts
 
 __all__ = [
@@ -69,6 +75,7 @@ class Verification:
     filled_calls: pd.DataFrame  # calls that sent every optional property (the mark of a strict reading)
     mode: str | None = None  # the sandbox mode HTTP captures were judged in
     mode_source: str | None = None
+    gateway: GatewayConfig | None = None  # the LiteLLM proxy config given beside the settings
 
     @property
     def table(self) -> pd.DataFrame:
@@ -94,20 +101,29 @@ class Verification:
 
 
 def verify(
-    settings: Settings | None, capture: Capture | None, *, mode: str | None = None, dsh: str = execution.DEFAULT_DSH
+    settings: Settings | None,
+    capture: Capture | None,
+    *,
+    mode: str | None = None,
+    dsh: str = execution.DEFAULT_DSH,
+    gateway_config: GatewayConfig | None = None,
 ) -> Verification:
-    """Run the four layers on a settings file and the captured evidence (HTTP captures and DSH sessions)."""
+    """Run the four layers on a settings file and the captured evidence (HTTP captures and DSH sessions),
+    with the LiteLLM proxy config in front of the route as a second source when given."""
     capture = capture if capture is not None else _empty_capture()
     mode_source = "given" if mode else None
     if mode is None and settings is not None and settings.default_preset.get("sandbox_mode"):
         mode = settings.default_preset["sandbox_mode"]  # the mode a session starts in
         mode_source = f"settings: {settings.default_preset.get('source')}"
     findings = settings.findings if settings is not None else FINDINGS.empty()
-    caps = capability.check(settings, capture)
+    if gateway_config is not None:
+        own = settings._findings if settings is not None else []
+        findings = findings_frame([*own, *gateway_findings(gateway_config, settings)])
+    caps = capability.check(settings, capture, gateway=gateway_config)
     replayed = execution.replay(capture, mode=mode, dsh=dsh, settings=settings)
     filled = execution.distinct_calls(_filled_calls(capture))
     results = [
-        _config(settings, findings),
+        _config(settings, findings, gateway_config),
         _serialization(findings, capture, filled),
         _capability(findings, caps),
         _execution(replayed, capture, mode, dsh),
@@ -115,7 +131,7 @@ def verify(
     for r in results:
         failing = caps[caps["verdict"].astype(str).isin(CAPABILITY_FAILURES)] if r.layer == "capability" else None
         r.dsh_messages = _dsh_messages(findings[findings["layer"] == r.layer], failing)
-    return Verification(results, findings, caps, replayed, filled, mode, mode_source)
+    return Verification(results, findings, caps, replayed, filled, mode, mode_source, gateway_config)
 
 
 #: What the templates of ``dsh_images.refusals`` leave for the evidence to fill.
@@ -156,7 +172,7 @@ def _from_findings(findings: pd.DataFrame, layer: str) -> tuple[str | None, list
         return None, [], []
     worst = "fail" if (rows["severity"] == "error").any() else "warn" if (rows["severity"] == "warning").any() else None
     evidence = [
-        f"{r.severity} (line {r.line}): {r.message}"
+        f"{r.severity} ({_where(r)}): {r.message}"
         + (f" — DSH: {r.dsh_message}" if isinstance(r.dsh_message, str) else "")
         for r in rows.itertuples()
     ]
@@ -164,13 +180,26 @@ def _from_findings(findings: pd.DataFrame, layer: str) -> tuple[str | None, list
     return worst, evidence, fixes
 
 
-def _config(settings, findings) -> LayerResult:
-    if settings is None:
+def _where(r) -> str:
+    """``line 12`` of the settings file, or ``litellm-config.yaml line 12`` for a gateway finding."""
+    if str(r.code).startswith("gateway-"):
+        return f"{str(r.yaml_path).partition(':')[0]} line {r.line}" if not pd.isna(r.line) else str(r.yaml_path)
+    return f"line {r.line}"
+
+
+def _config(settings, findings, gateway: GatewayConfig | None = None) -> LayerResult:
+    if settings is None and gateway is None:
         return LayerResult("config", "no evidence", "no settings file given")
     worst, evidence, fixes = _from_findings(findings, "config")
-    models = len(settings.models)
+    served = f"; the gateway ({gateway.name}) serves {', '.join(gateway.model_names) or 'no model'}" if gateway else ""
     if worst is None:
-        return LayerResult("config", "pass", f"{len(settings.routes)} routes and {models} models resolve cleanly")
+        shown = evidence if gateway else []  # without a gateway config, as before: info findings stay out
+        if settings is None:
+            return LayerResult("config", "pass", f"no settings file given{served}", shown)
+        models = len(settings.models)
+        return LayerResult(
+            "config", "pass", f"{len(settings.routes)} routes and {models} models resolve cleanly{served}", shown
+        )
     return LayerResult(
         "config", worst, f"{len(evidence)} configuration finding{'s' if len(evidence) != 1 else ''}", evidence, fixes
     )
@@ -296,7 +325,9 @@ def _capability(findings, caps: pd.DataFrame) -> LayerResult:
         return LayerResult("capability", "pass", f"{len(caps)} image requests, all declared and accepted", evidence)
     if worst is None:
         return LayerResult("capability", "no evidence", "no request carried an image", evidence)
-    return LayerResult("capability", worst, "image input is not declared", evidence, fixes)
+    own = findings[(findings["layer"] == "capability") & ~findings["code"].astype(str).str.startswith("gateway-")]
+    summary = "image input is not declared" if len(own) else "DSH's settings and the gateway config disagree"
+    return LayerResult("capability", worst, summary, evidence, fixes)
 
 
 def _execution(replayed: pd.DataFrame, capture: Capture, mode, dsh) -> LayerResult:

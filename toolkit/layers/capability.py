@@ -4,6 +4,10 @@ the backend accepted.
 Declared input is a contract, not a feature flag: DSH refuses an image for a model that does not
 declare it before anything is sent, and a model that declares images its backend cannot take is
 refused downstream, mid-turn.
+
+A LiteLLM proxy config in front of the route is a second declaration (``check(..., gateway=...)``):
+each row then also says what the gateway declares for the model (``gateway_vision``, and the file and
+line or the cost map that decided it), so a verdict can name both sides.
 """
 
 from __future__ import annotations
@@ -15,9 +19,9 @@ import pandas as pd
 from toolkit.capture import Capture
 from toolkit.capture.frames import CAT, UTC_TIME, declare, fixed
 from toolkit.knowledge import dsh_images
-from toolkit.layers.config import Settings
+from toolkit.layers.config import GatewayConfig, Settings
 
-__all__ = ["CHECK", "IMAGE_PARTS", "ROUTE_MATCHES", "VERDICTS", "check"]
+__all__ = ["CHECK", "GATEWAY_STATES", "IMAGE_PARTS", "ROUTE_MATCHES", "VERDICTS", "check"]
 
 VERDICTS = (
     "declared-and-accepted",  # declared, sent, and the backend answered
@@ -29,6 +33,8 @@ VERDICTS = (
 )
 ROUTE_MATCHES = ("session", "baseURL", "baseURL path", "model id", "none")
 IMAGE_PARTS = ("input_image", "image_url", "image")
+#: what a LiteLLM gateway config declares about images for the row's model (``GatewayConfig.vision``)
+GATEWAY_STATES = ("text-only", "image-capable", "undeclared", "not-listed")
 
 CHECK = declare(
     "capability.check",
@@ -55,12 +61,15 @@ CHECK = declare(
         "error_message": "string",
         "verdict": fixed(*VERDICTS),
         "evidence": "string",
+        "gateway_vision": fixed(*GATEWAY_STATES),  # None without a gateway config
+        "gateway_evidence": "string",  # the gateway's declaration, with its file and line or the cost map
     },
 )
 
 
-def check(settings: Settings | None, capture: Capture) -> pd.DataFrame:
-    """One row per request that carried, or tried to carry, an image; with a verdict and its evidence."""
+def check(settings: Settings | None, capture: Capture, *, gateway: GatewayConfig | None = None) -> pd.DataFrame:
+    """One row per request that carried, or tried to carry, an image; with a verdict and its evidence,
+    and, given the ``gateway`` config in front of the route, what it declares for the model."""
     inputs = capture.inputs
     images = inputs[inputs["part_type"].isin(IMAGE_PARTS)]
     dropped = inputs[inputs["image_dropped"].fillna(False)]
@@ -109,10 +118,17 @@ def check(settings: Settings | None, capture: Capture) -> pd.DataFrame:
                 "error_message": x.error_message,
                 "verdict": None,
                 "evidence": None,
+                "gateway_vision": None,
+                "gateway_evidence": None,
             }
         )
+        if gateway is not None and isinstance(model, str):
+            said = gateway.vision(model)
+            rows[-1]["gateway_vision"], rows[-1]["gateway_evidence"] = said.state, said.sentence
     for r, local_refusal in zip(rows, recorded, strict=True):
         r["verdict"], r["evidence"] = _verdict(r, local_refusal, rows)
+        if r["gateway_evidence"]:
+            r["evidence"] += f"; and {r['gateway_evidence']}"
     out = CHECK.from_records(rows)
     out["started_at"] = pd.Series(times, dtype=object).astype(UTC_TIME) if times else out["started_at"]
     return out

@@ -135,13 +135,20 @@ def _verify(args) -> int:
     # a DSH release that was run (PI_AI_FOR_DSH) also fixes the pi-ai its settings are resolved with
     loads = {"dsh": args.dsh} if args.dsh in PI_AI_FOR_DSH else {}
     settings = load_settings(args.settings, **loads) if args.settings else None
+    gateway = None
+    if args.gateway_config:
+        from toolkit.layers.config import load_gateway_config
+
+        gateway = load_gateway_config(args.gateway_config)
     capture = load_captures([*args.capture, *args.session]) if (args.capture or args.session) else None
-    result = verify(settings, capture, mode=args.mode, dsh=args.dsh)
+    result = verify(settings, capture, mode=args.mode, dsh=args.dsh, gateway_config=gateway)
     from toolkit.analysis.provenance import table
 
     mode = f"{result.mode} ({result.mode_source})" if result.mode else None
     prov = table(settings, captures=args.capture, sessions=args.session) if (args.capture or args.session) else None
-    inputs = report.Inputs(args.settings, list(args.capture), list(args.session), mode, args.dsh, prov)
+    inputs = report.Inputs(
+        args.settings, list(args.capture), list(args.session), mode, args.dsh, prov, args.gateway_config
+    )
     if args.format == "json":
         import json
 
@@ -252,6 +259,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("verify", help="the four-layer verdict of a settings file and its captures")
     v.add_argument("--settings", help="DSH settings.yaml")
+    v.add_argument(
+        "--gateway-config",
+        metavar="PATH",
+        help="the LiteLLM proxy config.yaml in front of the route: a second source for configuration and capability",
+    )
     v.add_argument(
         "--capture",
         action="append",

@@ -55,6 +55,7 @@ class Inputs:
     mode: str | None = None
     dsh: str = DEFAULT_DSH
     provenance: Any = None  # toolkit.analysis.provenance.table(...) rows (a DataFrame), when computed
+    gateway_config: str | None = None  # the LiteLLM proxy config.yaml given beside the settings
 
 
 def exit_code(v: Verification) -> int:
@@ -91,6 +92,8 @@ def _provenance(inputs: Inputs):
 
 def _inputs_line(i: Inputs) -> str:
     parts = [f"settings {i.settings or '(none)'}"]
+    if i.gateway_config:
+        parts.append(f"gateway config {i.gateway_config}")
     if i.captures:
         parts.append("captures " + ", ".join(i.captures))
     if i.sessions:
@@ -162,6 +165,7 @@ def to_json(v: Verification, inputs: Inputs) -> dict:
             "sessions": list(inputs.sessions),
             "mode": inputs.mode,
             "dsh": inputs.dsh,
+            "gateway_config": inputs.gateway_config,
         },
         "layers": [
             {

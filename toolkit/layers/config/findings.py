@@ -51,6 +51,13 @@ CODES = (
     "default-model-missing",
     "default-model-incomplete",
     "unknown-preset",
+    # a LiteLLM proxy config.yaml beside the settings (toolkit.layers.config.gateway)
+    "gateway-no-model-list",
+    "gateway-flag-not-bool",
+    "gateway-model-missing",
+    "gateway-text-only",
+    "gateway-vision-undeclared",
+    "gateway-no-tools",
 )
 #: The codes that stand for DSH refusing the settings when it mounts them (the others are runtime or advice);
 #: checked against what DSH 0.1.0-rc.8 refuses in ``tests/fixtures/dsh/config.json``.

@@ -140,6 +140,96 @@ verdict = strict_verdict(bash)
 verdict.first, pd.DataFrame(verdict.risky_fills)
 
 # %% [markdown]
+# ## The same tool through five adapters
+#
+# pi-ai is one client library among several that turn a tool definition into a `tools` array. The toolkit
+# models four more from their real output (`toolkit.knowledge.adapters`): the Vercel AI SDK, the OpenAI
+# Agents SDK, LiteLLM used as a client library, and Codex CLI, which sends its own tools rather than ones it
+# is given. `convert_tools(..., adapter="name@version", options=…)` asks any of them what it would send.
+# Here DSH's bash tool and a tool with a nested schema, on Responses and Chat, through every option of each
+# library that takes a definition: what `strict` goes out, whether the parameters are changed, and every
+# difference from the definition.
+
+# %%
+from toolkit.knowledge import adapters
+from toolkit.layers.serialization import attribute_capture, schema_changes, strict_state
+
+issue = {
+    "name": "create_issue",
+    "description": "Open an issue with a title and labels.",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "title": {"type": "string"},
+            "labels": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"name": {"type": "string"}, "color": {"type": "string"}},
+                    "required": ["name"],
+                },
+            },
+        },
+        "required": ["title"],
+    },
+}
+
+
+def through_adapters(definition: dict) -> pd.DataFrame:
+    rows = []
+    for profile in adapters.available():
+        if profile.own_tools:  # Codex: its own tools, not this definition
+            continue
+        for api in profile.apis:
+            for settings in adapters.combinations(profile.id):
+                sent = convert_tools([definition], adapter=profile.id, api=api, options=settings)[0]
+                flat = sent.get("function", sent)
+                changes = schema_changes(definition, {k: v for k, v in flat.items() if k != "type"})
+                rows.append(
+                    {
+                        "adapter": profile.name,
+                        "version": profile.default_version,
+                        "api": f"{api} ({adapters.WIRE_API[(profile.id, api)]})",
+                        "options": adapters.describe_options(profile.id, settings),
+                        "strict sent": strict_state(sent),
+                        "parameters changed?": flat.get("parameters") != definition["parameters"],
+                        "differences from the definition": "; ".join(f"{p} {k}" for p, k, _, _ in changes) or "none",
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+through_adapters(bash)
+
+# %% [markdown]
+# The nested tool: only the Agents SDK's strict transform (`strict_json_schema` true, its default) rewrites
+# the parameters, down into the nested items; pi-ai's transform applies only to a tool that asks for
+# constrained sampling, and the others send the schema as given.
+
+# %%
+through_adapters(issue)
+
+# %% [markdown]
+# ## Which client sent these tools?
+#
+# `attribute` turns the question around: given a captured `tools` array, which adapter, version and options
+# reproduce it exactly? Without the client's definitions (an unknown client's are not in the capture) each
+# tool's own schema stands in for its definition. Ties are ties: a pass-through library sends what it was
+# given, so it matches whatever it was given. On the pi-ai capture before the fix:
+
+# %%
+attribution = attribute_capture(toolkit.load_capture(DATA / "before-fix" / "capture.har", keep_bodies=True))
+print(attribution.attrs["verdict"])
+attribution[attribution["match"]][["adapter", "version", "api", "options", "exact", "tools"]]
+
+# %% [markdown]
+# And the closest profile of each library that does not match, with what it would have sent differently:
+
+# %%
+misses = attribution[~attribution["match"]].groupby("adapter", sort=False).head(1)
+misses[["name", "version", "api", "options", "exact", "tools", "differences"]]
+
+# %% [markdown]
 # ## On your own setup
 #
 # * Load a capture and look at `capture.tools["strict_state"]` per endpoint: absent on a Responses route

@@ -81,6 +81,7 @@ EXPECTED_FRAMES = {
     "provenance.table",
     "replay",
     "serialization.compare",
+    "serialization.attribution",
     "serialization.variants",
     "strict.verdicts",
     "triage.errors",

@@ -26,6 +26,7 @@ _LAZY = {
     "convert_tools": "toolkit.layers.serialization",
     "variants": "toolkit.layers.serialization",
     "compare": "toolkit.layers.serialization",
+    "attribute": "toolkit.layers.serialization",
     "check_call": "toolkit.layers.execution",
     "replay": "toolkit.layers.execution",
     "whatif": "toolkit.analysis.whatif",

@@ -1,9 +1,11 @@
-"""Layer 2, serialization: what pi-ai puts on the wire for a tool, and what each variant forces a model to send.
+"""Layer 2, serialization: what a client library puts on the wire for a tool, and what each variant forces a model to send.
 
-The model of pi-ai lives in ``toolkit.knowledge`` (``pi_ai_tools``, ``pi_ai_strict``) and is checked
-against the real library's output (``tests/fixtures/pi_ai``, made by ``lab/pi-ai-fixtures``). This
-module compares a captured tool with what pi-ai would have sent, lays out the strict variants side by
-side, and validates call arguments against a schema.
+The models live in ``toolkit.knowledge`` (pi-ai: ``pi_ai_tools``, ``pi_ai_strict``; the other client
+libraries behind one registry, ``adapters``), each checked against the real library's output
+(``tests/fixtures/<library>``). This module converts a definition as any modelled library would
+(``convert_tools(..., adapter=…)``), compares a captured tool with what one would have sent
+(``compare``), names the library and options a captured tools array looks like (``attribute``), lays
+out the strict variants side by side, and validates call arguments against a schema.
 """
 
 from __future__ import annotations
@@ -15,14 +17,20 @@ from typing import Any
 import pandas as pd
 
 from toolkit.capture.frames import declare, fixed
+from toolkit.errors import InputError
+from toolkit.knowledge import adapters
+from toolkit.knowledge.ai_sdk_tools import AiSdkRefusal
 from toolkit.knowledge.pi_ai import DEFAULT_VERSION
 from toolkit.knowledge.pi_ai_strict import StrictSchemaError, allows_null, has_transform, make_strict
-from toolkit.knowledge.pi_ai_tools import PiAiRefusal, convert_tools
+from toolkit.knowledge.pi_ai_tools import PiAiRefusal
+from toolkit.knowledge.pi_ai_tools import convert_tools as _pi_ai_convert
 from toolkit.wire.records import ADDITIONAL_PROPERTIES, STRICT_STATES
 from toolkit.wire.schemas import strict_state
 
 __all__ = [
+    "ATTRIBUTION",
     "COMPARE",
+    "DEFAULT_ADAPTER",
     "DIFFERENCE_KINDS",
     "MISSING",
     "READ_AS",
@@ -33,6 +41,11 @@ __all__ = [
     "PiAiRefusal",
     "StrictSchemaError",
     "Violation",
+    "adapter_refusals",
+    "attribute",
+    "attribute_capture",
+    "attribution_verdict",
+    "capture_tools",
     "compare",
     "convert_tools",
     "make_strict",
@@ -71,7 +84,9 @@ SCHEMA_CHANGE_KINDS = (
 )
 #: The kind of ``compare``'s one row when pi-ai would not have sent the tool at all.
 NOT_SENT = "not sent by pi-ai"
-DIFFERENCE_KINDS = (*SCHEMA_CHANGE_KINDS, NOT_SENT)
+#: The same for another adapter (``compare(..., adapter=…)``).
+NOT_SENT_BY_ADAPTER = "not sent by the adapter"
+DIFFERENCE_KINDS = (*SCHEMA_CHANGE_KINDS, NOT_SENT, NOT_SENT_BY_ADAPTER)
 
 #: ``Comparison.differences``: one row per difference, the values as JSON text (missing: no such key).
 COMPARE = declare(
@@ -82,12 +97,13 @@ COMPARE = declare(
 
 @dataclass
 class Comparison:
-    """Which variant of a tool was sent, and every difference from what pi-ai would have sent."""
+    """Which variant of a tool was sent, and every difference from what pi-ai (or ``adapter``) would have sent."""
 
     strict: str  # the strict state that was sent
     parameters: str  # "as defined", "pi-ai's strict transform", or "rewritten"
     expected_strict: str | None  # what pi-ai would have sent (None: pi-ai would not have sent it)
     differences: pd.DataFrame  # path, kind, expected, sent
+    adapter: str = "pi-ai"  # whose output it was compared with (``name version``; pi-ai: "pi-ai")
 
     @property
     def matches(self) -> bool:
@@ -95,7 +111,7 @@ class Comparison:
 
     def __repr__(self) -> str:
         head = (
-            f"sent strict={self.strict} with parameters {self.parameters}; pi-ai would send "
+            f"sent strict={self.strict} with parameters {self.parameters}; {self.adapter} would send "
             f"strict={self.expected_strict}"
         )
         return head + (
@@ -105,11 +121,90 @@ class Comparison:
         )
 
 
+#: The adapter ``convert_tools`` models when none is named: today's pi-ai.
+DEFAULT_ADAPTER = f"pi-ai@{DEFAULT_VERSION}"
+
+
+def adapter_refusals() -> tuple[type[Exception], ...]:
+    """Every adapter's own "refused before sending" error (the Agents SDK's once its model exists)."""
+    found: list[type[Exception]] = [PiAiRefusal, AiSdkRefusal]
+    try:
+        from toolkit.knowledge.agents_sdk_tools import AgentsSdkRefusal  # type: ignore[import-not-found,unused-ignore]
+
+        found.append(AgentsSdkRefusal)
+    except ImportError:
+        pass
+    return tuple(found)
+
+
+def _resolve(adapter: str | None, api: str, options: dict | None, compat: dict | None, pi_ai: str | None):
+    """(profile, version, the adapter's api, options) for the front's arguments; pi-ai's ``compat``
+    and ``pi_ai`` are today's spelling of ``options={"compat": …}`` and ``adapter="pi-ai@…"``."""
+    if pi_ai is not None and adapter is not None and adapters.profile(adapter).id != "pi-ai":
+        raise ValueError(f"pi_ai={pi_ai!r} names a pi-ai version, but the adapter is {adapter!r}")
+    name = adapter if adapter is not None else DEFAULT_ADAPTER
+    if pi_ai is not None:
+        name = f"pi-ai@{pi_ai}"
+    profile, version = adapters.parse(name)
+    opts = dict(options or {})
+    if compat is not None:
+        if profile.id != "pi-ai":
+            raise ValueError(f"compat is pi-ai's option; {profile.name} takes options={{...}}")
+        opts["compat"] = compat
+    own = api
+    if api not in profile.apis:
+        try:
+            mapped = adapters.adapter_apis(profile.id, api)
+        except ValueError:
+            mapped = ()
+        if mapped:  # a wire api or endpoint: the adapter's first api that sends it
+            own = mapped[0]
+    return profile, version, own, opts
+
+
+def convert_tools(
+    tools: list[dict],
+    *,
+    adapter: str = DEFAULT_ADAPTER,
+    api: str,
+    options: dict | None = None,
+    compat: dict | None = None,
+    pi_ai: str | None = None,
+) -> list[dict]:
+    """The ``tools`` array ``adapter`` (``"id@version"``, or ``"id"`` for its default version; the ids
+    are ``adapters.PROFILES``) sends on ``api`` for the neutral definitions ``tools``, called with
+    ``options`` (its keyword arguments: pi-ai ``compat``, AI SDK and LiteLLM ``strict``, Agents SDK
+    ``strict_json_schema``, Codex ``sandbox`` and ``approval``). ``api`` is the adapter's own name or
+    the wire's (``responses``, ``chat``, an endpoint path), which means the adapter's first api that
+    sends it (pi-ai: ``openai-responses``, ``openai-completions``).
+
+    ``convert_tools(tools, api=…, compat=…, pi_ai=…)`` is pi-ai's call as before. The adapter's own
+    refusal propagates (``PiAiRefusal``, ``AiSdkRefusal``, …); an unknown adapter, version, api or
+    option is a ``ValueError`` naming the choices."""
+    profile, version, own, opts = _resolve(adapter, api, options, compat, pi_ai)
+    if profile.id == "pi-ai":
+        unknown = sorted(set(opts) - {"compat"})
+        if unknown:
+            raise ValueError(f"pi-ai has no option {unknown[0]!r}; choose from compat")
+        return _pi_ai_convert(tools, api=own, compat=opts.get("compat"), pi_ai=version)
+    return adapters.convert(tools, adapter=f"{profile.id}@{version}", api=own, options=opts)
+
+
 def compare(
-    sent_tool: dict, definition: dict, *, api: str, compat: dict | None = None, pi_ai: str = DEFAULT_VERSION
+    sent_tool: dict,
+    definition: dict,
+    *,
+    api: str,
+    adapter: str | None = None,
+    options: dict | None = None,
+    compat: dict | None = None,
+    pi_ai: str = DEFAULT_VERSION,
 ) -> Comparison:
     """Compare a captured tool with what pi-ai ``pi_ai`` would have produced from ``definition`` on that
-    route (``ValueError`` for a version that is not modelled)."""
+    route (``ValueError`` for a version that is not modelled), or, with ``adapter`` (``"id@version"``),
+    with what that adapter would have sent, called with ``options`` (Codex: its own tool of that name)."""
+    if adapter is not None:
+        return _compare_adapter(sent_tool, definition, api=api, adapter=adapter, options=options, compat=compat)
     sent = _flat(sent_tool)
     try:
         expected = _flat(convert_tools([definition], api=api, compat=compat, pi_ai=pi_ai)[0])
@@ -119,6 +214,29 @@ def compare(
     rows = [_row(*change) for change in schema_changes(expected, sent)]
     diffs = COMPARE.from_records(rows)
     return Comparison(strict_state(sent), _parameters_form(sent, definition, pi_ai), strict_state(expected), diffs)
+
+
+def _compare_adapter(
+    sent_tool: dict, definition: dict, *, api: str, adapter: str, options: dict | None, compat: dict | None
+) -> Comparison:
+    profile, version, own, opts = _resolve(adapter, api, options, compat, None)
+    who = f"{profile.name} {version}"
+    sent = _flat(sent_tool)
+    form = _parameters_form(sent, definition, version) if profile.id == "pi-ai" else _plain_form(sent, definition)
+    try:
+        tools = [{"name": definition.get("name") or sent.get("name")}] if profile.own_tools else [definition]
+        expected = _flat(convert_tools(tools, adapter=f"{profile.id}@{version}", api=own, options=opts)[0])
+    except ValueError as exc:  # every adapter's refusal is an InputError, a ValueError
+        if not isinstance(exc, adapter_refusals()) and not profile.own_tools:
+            raise
+        diffs = COMPARE.from_rows([("$", NOT_SENT_BY_ADAPTER, str(exc), "a tool")])
+        return Comparison(strict_state(sent), form, None, diffs, who)
+    rows = [_row(*change) for change in schema_changes(expected, sent)]
+    return Comparison(strict_state(sent), form, strict_state(expected), COMPARE.from_records(rows), who)
+
+
+def _plain_form(sent: dict, definition: dict) -> str:
+    return "as defined" if sent.get("parameters") == definition.get("parameters") else "rewritten"
 
 
 def _parameters_form(sent: dict, definition: dict, pi_ai: str) -> str:
@@ -194,6 +312,247 @@ def _kind(key: str, e: Any, s: Any) -> str:
 def _row(path: str, kind: str, e: Any, s: Any) -> dict:
     show = lambda v: None if v is MISSING else json.dumps(v, ensure_ascii=False)  # noqa: E731
     return {"path": path, "kind": kind, "expected": show(e), "sent": show(s)}
+
+
+# ---- attribute ----------------------------------------------------------------------------------
+
+#: ``attribute``: one row per adapter × version × api × options that puts the api on the wire, best first.
+ATTRIBUTION = declare(
+    "serialization.attribution",
+    {
+        "rank": "Int64",  # 1 = best; equal rows share a rank (ties are ties)
+        "adapter": "string",  # the id, ``adapters.PROFILES``
+        "name": "string",  # "Vercel AI SDK"
+        "version": "string",
+        "api": "string",  # the adapter's own api name
+        "options": "string",  # as a reader names them: "strict unset"
+        "settings": object,  # the options as ``convert_tools(options=…)`` takes them
+        "tools": "Int64",  # captured tools compared
+        "exact": "Int64",  # of which the adapter reproduces exactly (values and key order)
+        "match": "boolean",  # every tool exact: the adapter sends this array
+        "differences": object,  # tuple of "tool: path kind" texts (empty when it matches)
+    },
+)
+
+#: ``attribution_verdict`` when no profile reproduces every tool.
+NO_MATCH = "no profile matches"
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _definitions(sent: list[dict], definitions: list[dict] | None) -> list[dict]:
+    if (
+        definitions is None
+    ):  # an unknown client's definitions are not in the capture: the tools as sent are the best guess
+        return [{k: _flat(t).get(k) for k in ("name", "description", "parameters")} for t in sent]
+    if len(definitions) != len(sent):
+        raise InputError(f"attribute: {len(definitions)} definitions for {len(sent)} captured tools; give one per tool")
+    return list(definitions)
+
+
+def _loosened(tool: dict, loose: bool) -> dict:
+    """A tool as a capture's frames can hold it: without description (``loose``)."""
+    flat = _flat(tool)
+    return {k: v for k, v in flat.items() if k != "description"} if loose else flat
+
+
+def _tool_differences(expected: dict, sent: dict, loose: bool) -> list[str]:
+    name = _flat(sent).get("name") or sent.get("type")
+    if loose:
+        e, s = _loosened(expected, True), _loosened(sent, True)
+        if e == s and _dumps(e.get("parameters")) == _dumps(s.get("parameters")):
+            return []
+    elif _dumps(expected) == _dumps(sent):
+        return []
+    else:
+        e, s = _flat(expected), _flat(sent)
+    changes = [f"{name}: {path} {kind}" for path, kind, _, _ in schema_changes(e, s)]
+    if not changes and ("function" in expected) != ("function" in sent):
+        changes = [f"{name}: $ shape (nested under function or not)"]
+    return changes or [f"{name}: $ key order"]
+
+
+def attribute(
+    sent_tools: list[dict], definitions: list[dict] | None = None, *, api: str, _loose: bool = False
+) -> pd.DataFrame:
+    """Which modelled client library, version and options reproduce a captured ``tools`` array: for every
+    adapter × version × api × option combination that puts ``api`` on the wire (the wire's name, an
+    endpoint path, or an adapter's api name), how many of the tools it reproduces exactly and what
+    differs otherwise, best first (``ATTRIBUTION``); ``attribution_verdict`` says it in one line
+    (also ``.attrs["verdict"]``).
+
+    ``definitions`` (one per captured tool, in order) are what the client was given; without them each
+    tool's own name, description and parameters stand in, since an unknown client's definitions are not
+    in the capture (a library that rewrites schemas then shows as a difference, not a match). Codex
+    sends its own tools, so its profile is matched by tool name against them. Only profiles whose model
+    is in this build are tried (``adapters.available``)."""
+    wire = adapters.wire_api(api)
+    sent = list(sent_tools)
+    defs = _definitions(sent, definitions)
+    rows: list[dict] = []
+    for profile in adapters.available():
+        for own in adapters.adapter_apis(profile.id, wire):
+            for version in profile.versions:
+                for settings in adapters.combinations(profile.id):
+                    diffs = _attempt(profile, version, own, settings, sent, defs, _loose)
+                    exact = len(sent) - len({i for i, _ in diffs})
+                    rows.append(
+                        {
+                            "rank": None,
+                            "adapter": profile.id,
+                            "name": profile.name,
+                            "version": version,
+                            "api": own,
+                            "options": adapters.describe_options(profile.id, settings),
+                            "settings": settings,
+                            "tools": len(sent),
+                            "exact": exact,
+                            "match": exact == len(sent) and not diffs,
+                            "differences": tuple(d for _, d in diffs),
+                        }
+                    )
+    order = sorted(range(len(rows)), key=lambda i: (-rows[i]["exact"], len(rows[i]["differences"]), i))
+    ranked = [rows[i] for i in order]
+    for row in ranked:
+        key = (row["exact"], len(row["differences"]))
+        row["rank"] = 1 + sum(1 for r in ranked if (-r["exact"], len(r["differences"])) < (-key[0], key[1]))
+    table = ATTRIBUTION.from_records(ranked)
+    table.attrs["verdict"] = attribution_verdict(table)
+    return table
+
+
+def _attempt(
+    profile: adapters.Profile,
+    version: str,
+    api: str,
+    settings: dict,
+    sent: list[dict],
+    defs: list[dict],
+    loose: bool,
+) -> list[tuple[int, str]]:
+    """(tool index, difference) for every way the adapter's output differs from ``sent``."""
+    who = f"{profile.id}@{version}"
+    if profile.own_tools:
+        own = adapters.convert([], adapter=who, api=api, options=settings)  # all of its tools
+        out = []
+        for i, tool in enumerate(sent):
+            name = _flat(tool).get("name")
+            # by name; a tool without one (``web_search``) by its type
+            found = [
+                t
+                for t in own
+                if _flat(t).get("name") == name and (name is not None or t.get("type") == tool.get("type"))
+            ]
+            if not found:
+                out.append((i, f"{name if name is not None else tool.get('type')}: $ not a {profile.name} tool"))
+                continue
+            out += [(i, d) for d in _tool_differences(found[0], tool, loose)]
+        return out
+    try:
+        expected_all = adapters.convert(defs, adapter=who, api=api, options=settings)
+    except adapter_refusals() as exc:
+        return [(i, f"{_flat(t).get('name')}: $ not sent ({exc})") for i, t in enumerate(sent)]
+    except Exception as exc:  # a schema the model cannot take: not a match, and said so
+        why = f"{type(exc).__name__}: {exc}"
+        return [(i, f"{_flat(t).get('name')}: $ not modelled for this schema ({why})") for i, t in enumerate(sent)]
+    if len(expected_all) != len(sent):
+        return [(i, f"{_flat(t).get('name')}: $ not sent") for i, t in enumerate(sent)]
+    return [
+        (i, d) for i, (e, t) in enumerate(zip(expected_all, sent, strict=True)) for d in _tool_differences(e, t, loose)
+    ]
+
+
+def _join(parts: list[str], word: str = "or") -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + f" {word} " + parts[-1]
+
+
+def attribution_verdict(table: pd.DataFrame) -> str:
+    """One line for an ``attribute`` table: the matching profiles (all of them when several tie), or
+    ``no profile matches`` and the closest."""
+    if table.empty:
+        return f"{NO_MATCH}: no modelled adapter sends this api"
+    hits = table[table["match"].fillna(False).astype(bool)]
+    if hits.empty:
+        best = table.iloc[0]
+        return (
+            f"{NO_MATCH}; the closest is {best['name']} {best['version']} with {best['options']} "
+            f"({best['exact']} of {best['tools']} tools exact)"
+        )
+    groups: dict[tuple[str, str], dict[str, list[str]]] = {}
+    for row in hits.itertuples(index=False):
+        groups.setdefault((row.adapter, row.api), {}).setdefault(row.version, []).append(row.options)
+    phrases = []
+    for (adapter_id, own), by_version in groups.items():
+        profile = adapters.PROFILES[adapter_id]
+        wire = adapters.WIRE_API[(adapter_id, own)]
+        several = len(adapters.adapter_apis(adapter_id, wire)) > 1
+        merged: dict[str, list[str]] = {}
+        for version, labels in by_version.items():
+            merged.setdefault(_options_text(labels), []).append(version)
+        for text, versions in merged.items():
+            where = f" ({own})" if several else ""
+            phrases.append(f"{profile.name} {'/'.join(versions)}{where} with {text}")
+    head = "these tools look like " + (
+        phrases[0] if len(phrases) == 1 else "; ".join(phrases[:-1]) + "; or " + phrases[-1]
+    )
+    return head + (" (tied: these tools cannot tell them apart)" if len(hits) > 1 else "")
+
+
+def _options_text(labels: list[str]) -> str:
+    """``strict unset`` and ``strict false`` -> ``strict unset or false`` (one option); else joined."""
+    heads = {label.rsplit(" ", 1)[0] for label in labels}
+    if len(heads) == 1 and all(" " in label and "," not in label for label in labels):
+        return f"{heads.pop()} {_join([label.rsplit(' ', 1)[1] for label in labels])}"
+    return _join(labels)
+
+
+def capture_tools(capture: Any, exchange_id: str | None = None) -> tuple[list[dict], str, bool]:
+    """The tools one exchange of a capture sent (the first exchange that sent any when ``exchange_id``
+    is None), its wire api, and whether they are exact: from ``capture.bodies`` when the capture was
+    loaded with ``keep_bodies=True`` (the array as sent), otherwise rebuilt from ``capture.tools`` and
+    ``capture.tool_schemas`` (name, strict and parameters; those frames keep no description and no
+    key order of the tool object). ``InputError`` when there is no such exchange or it sent no tools."""
+    tools = capture.tools
+    if tools.empty:
+        raise InputError("attribute: the capture sent no tools")
+    xid = str(tools["exchange_id"].iloc[0]) if exchange_id is None else exchange_id
+    mine = tools[tools["exchange_id"] == xid].sort_values("position")
+    if mine.empty:
+        raise InputError(f"attribute: exchange {xid!r} sent no tools (or is not in the capture)")
+    ex = capture.exchanges[capture.exchanges["exchange_id"] == xid]
+    wire = str(ex["api"].iloc[0]) if not ex.empty and not pd.isna(ex["api"].iloc[0]) else "responses"
+    bodies = getattr(capture, "bodies", None)
+    if bodies is not None and not bodies.empty:
+        hit = bodies[bodies["exchange_id"] == xid]
+        if (
+            not hit.empty
+            and isinstance(hit["request"].iloc[0], dict)
+            and isinstance(hit["request"].iloc[0].get("tools"), list)
+        ):
+            return list(hit["request"].iloc[0]["tools"]), wire, True
+    schemas = dict(zip(capture.tool_schemas["schema_hash"], capture.tool_schemas["schema"], strict=False))
+    out = []
+    for row in mine.itertuples(index=False):
+        body: dict[str, Any] = {"name": row.name, "parameters": schemas.get(row.schema_hash)}
+        if row.strict_state != "absent":
+            body["strict"] = {"null": None, "true": True, "false": False}[str(row.strict_state)]
+        out.append({"type": "function", "function": body} if wire == "chat" else {"type": "function", **body})
+    return out, wire, False
+
+
+def attribute_capture(
+    capture: Any, exchange_id: str | None = None, definitions: list[dict] | None = None
+) -> pd.DataFrame:
+    """``attribute`` for the tools one exchange of a capture sent (``capture_tools``). Without the
+    request bodies the descriptions and the tool objects' key order are not compared, and the verdict
+    says so."""
+    sent, wire, exact = capture_tools(capture, exchange_id)
+    table = attribute(sent, definitions, api=wire, _loose=not exact)
+    if not exact:
+        table.attrs["verdict"] += " (descriptions and key order not compared: load with keep_bodies=True)"
+    return table
 
 
 # ---- variants -----------------------------------------------------------------------------------

@@ -1,7 +1,11 @@
 """The strict-variant comparer: what the model receives for one tool on two routes, and what changes.
 
 The logic is plain functions over dicts (``tool_definition``, ``variant_view``, ``compare_views``,
-``diff_html``, ``summary_html``), tested without a kernel; ``StrictVariantComparer`` only wires controls.
+``diff_html``, ``summary_html``, ``adapter_choices``, ``option_settings``), tested without a kernel;
+``StrictVariantComparer`` only wires controls. A side's route is pi-ai's by default (api, compat,
+pi-ai version); choosing another adapter (``adapters.PROFILES``, Codex aside: it sends its own tools,
+not a definition it is given) swaps the compat and version controls for that adapter's option and
+versions.
 """
 
 from __future__ import annotations
@@ -12,25 +16,32 @@ from typing import Any
 
 import ipywidgets as W
 
+from toolkit.knowledge import adapters
 from toolkit.knowledge.dsh_tools import SCHEMAS, description_for, schema_for
 from toolkit.knowledge.pi_ai import DEFAULT_VERSION
 from toolkit.knowledge.pi_ai import VERSIONS as PI_AI_VERSIONS
+from toolkit.knowledge.pi_ai_strict import allows_null
 from toolkit.knowledge.pi_ai_tools import TOOL_APIS
-from toolkit.layers.serialization import PiAiRefusal, convert_tools, strict_state, variants
+from toolkit.layers.serialization import PiAiRefusal, adapter_refusals, convert_tools, strict_state, variants
 from toolkit.layers.strict import strict_verdict
 from toolkit.present.widgets.base import RememberedWidget, esc, key_json, pane, seq
 
 __all__ = [
+    "ADAPTERS",
     "COMPATS",
     "DSH_TOOLS",
     "GATEWAYS",
     "READ_NON_STRICT",
     "READ_NORMALISED",
     "READ_NOT_SENT",
+    "READ_STRICT_AS_SENT",
     "READ_TRANSFORMED",
     "StrictVariantComparer",
+    "adapter_choices",
     "compare_views",
     "diff_html",
+    "option_settings",
+    "side_value",
     "summary_html",
     "tool_definition",
     "variant_view",
@@ -54,6 +65,39 @@ READ_NON_STRICT = "non-strict"
 READ_NORMALISED = "strict by the gateway's normalisation"
 READ_TRANSFORMED = "strict (pi-ai's transform)"
 READ_NOT_SENT = "not sent"
+READ_STRICT_AS_SENT = "strict (as the adapter sent it)"
+
+#: The adapters the comparer offers: each turns a given definition into a tool (Codex does not).
+ADAPTERS = tuple(p for p in adapters.PROFILES if not adapters.PROFILES[p].own_tools)
+_WORDS = {None: "unset", True: "true", False: "false"}
+
+
+def adapter_choices(adapter: str) -> dict[str, tuple[str, ...]]:
+    """What a side offers for ``adapter``: its ``apis``, ``versions`` and ``options`` (the words of its
+    one option: pi-ai's ``compat.supportsStrictMode``, the AI SDK's and LiteLLM's ``strict``, the
+    Agents SDK's ``strict_json_schema``), and the option's ``label``."""
+    if adapter not in ADAPTERS:
+        raise ValueError(f"unknown adapter {adapter!r}; choose one of {', '.join(ADAPTERS)}")
+    p = adapters.profile(adapter)
+    option = p.options[0]
+    return {
+        "apis": p.apis,
+        "versions": p.versions,
+        "options": tuple(_WORDS[v] for v in option.values),
+        "label": (option.label,),
+    }
+
+
+def option_settings(adapter: str, option: str) -> dict[str, Any]:
+    """The ``options`` ``convert_tools`` takes for the word ``option`` of ``adapter``'s one option."""
+    choices = adapter_choices(adapter)
+    if option not in choices["options"]:
+        raise ValueError(f"unknown {adapter} option {option!r}; choose one of {', '.join(choices['options'])}")
+    value = {w: v for v, w in _WORDS.items()}[option]
+    keyword = adapters.profile(adapter).options[0].keyword
+    if adapter == "pi-ai":
+        return {"compat": _COMPAT_OBJ[option]}
+    return {keyword: value}
 
 
 def tool_definition(tool: str | dict) -> dict:
@@ -84,7 +128,17 @@ def _flat(tool: dict) -> dict:
     return dict(tool)
 
 
-def variant_view(tool: str | dict, *, api: str, compat: str, gateway: str, pi_ai: str = DEFAULT_VERSION) -> dict:
+def variant_view(
+    tool: str | dict,
+    *,
+    api: str,
+    compat: str = "unset",
+    gateway: str,
+    pi_ai: str = DEFAULT_VERSION,
+    adapter: str = "pi-ai",
+    option: str | None = None,
+    version: str | None = None,
+) -> dict:
     """What the model effectively receives for ``tool`` on a route: what pi-ai sends (``convert_tools``),
     its strict state, how the gateway reads it, and the schema and obligations that follow (the row of
     ``serialization.variants`` that applies).
@@ -96,7 +150,13 @@ def variant_view(tool: str | dict, *, api: str, compat: str, gateway: str, pi_ai
     one, otherwise the same normalisation). Returns ``sent_strict``, ``read_as``, ``schema``,
     ``required``, ``optional``, ``nullable``, ``additional_properties``, ``must_send``, plus the
     choices, the ``variant`` row used, ``description`` and the ``sent`` tool.
+
+    With another ``adapter`` (``ADAPTERS``), ``option`` is the word of its option (``adapter_choices``;
+    default: its default), ``version`` its version (default: its default), ``api`` one of its apis, and
+    ``compat``/``pi_ai`` are not used: the rows are read off the schema that adapter sent.
     """
+    if adapter != "pi-ai":
+        return _adapter_view(tool, api=api, gateway=gateway, adapter=adapter, option=option, version=version)
     if compat not in _COMPAT_OBJ:
         raise ValueError(f"unknown compat {compat!r}; choose one of {', '.join(COMPATS)}")
     if gateway not in GATEWAYS:
@@ -137,6 +197,101 @@ def variant_view(tool: str | dict, *, api: str, compat: str, gateway: str, pi_ai
     read_as = {_V_TRUE: READ_TRANSFORMED, _V_NORMALISED: READ_NORMALISED}.get(name, READ_NON_STRICT)
     # the schema as the gateway passes it on: what was sent, unless the gateway normalised it
     schema = row["schema"] if name == _V_NORMALISED else sent.get("parameters")
+    return {
+        **base,
+        "variant": name,
+        "sent": sent,
+        "sent_strict": state,
+        "read_as": read_as,
+        "schema": copy.deepcopy(schema),
+        "required": tuple(row["required"]),
+        "optional": tuple(row["optional"]),
+        "nullable": tuple(row["nullable"]),
+        "additional_properties": row["additional_properties"],
+        "must_send": row["must_send"],
+    }
+
+
+def _adapter_view(
+    tool: str | dict, *, api: str, gateway: str, adapter: str, option: str | None, version: str | None
+) -> dict:
+    choices = adapter_choices(adapter)
+    p = adapters.profile(adapter)
+    option = _WORDS[p.options[0].default] if option is None else option
+    settings = option_settings(adapter, option)
+    version = p.default_version if version is None else version
+    if version not in choices["versions"]:
+        raise ValueError(f"{p.name} {version!r} is not modelled; choose one of {', '.join(choices['versions'])}")
+    if api not in choices["apis"]:
+        raise ValueError(f"{p.name} has no api {api!r}; choose one of {', '.join(choices['apis'])}")
+    if gateway not in GATEWAYS:
+        raise ValueError(f"unknown gateway {gateway!r}; choose one of {', '.join(GATEWAYS)}")
+    definition = tool_definition(tool)
+    base = {
+        "tool": definition.get("name"),
+        "description": definition.get("description"),
+        "api": api,
+        "adapter": adapter,
+        "adapter_name": p.name,
+        "option": f"{choices['label'][0]} {option}",
+        "version": version,
+        "gateway": gateway,
+    }
+    try:
+        sent = _flat(convert_tools([definition], adapter=f"{adapter}@{version}", api=api, options=settings)[0])
+    except adapter_refusals() as exc:
+        return {
+            **base,
+            "variant": None,
+            "sent": None,
+            "sent_strict": "not sent",
+            "read_as": READ_NOT_SENT,
+            "schema": None,
+            "required": (),
+            "optional": (),
+            "nullable": (),
+            "additional_properties": None,
+            "must_send": f"nothing: {p.name} refuses before sending ({exc})",
+        }
+    state = strict_state(sent)
+    if gateway == "pass-through":
+        name = {"absent": _V_PASS, "null": _V_NULL, "false": _V_FALSE, "true": _V_TRUE}[state]
+    elif gateway == "reads absent as strict":
+        name = {"absent": _V_NORMALISED, "null": _V_NORMALISED, "false": _V_FALSE, "true": _V_TRUE}[state]
+    else:
+        name = _V_TRUE if state == "true" else _V_NORMALISED
+    params = sent.get("parameters") or {}
+    if name == _V_TRUE:  # enforced as the adapter sent it (its transform, if any, applied)
+        props = list((params.get("properties") or {}) if isinstance(params, dict) else {})
+        required = tuple(r for r in params.get("required") or [] if r in props)
+        optional = tuple(x for x in props if x not in required)
+        ap = params.get("additionalProperties", "absent")
+        ap = {True: "true", False: "false"}.get(ap, ap if ap == "absent" else "schema")
+        nullable = tuple(x for x in props if allows_null(params["properties"][x]))
+        must = (
+            "every field" + (f"; {', '.join(nullable)} must be present and may be null" if nullable else "")
+            if not optional and ap == "false"
+            else (
+                f"the schema as {p.name} sent it under strict true; OpenAI's strict mode wants every property "
+                f"required and additionalProperties false (optional here: {', '.join(optional) or 'none'})"
+            )
+        )
+        return {
+            **base,
+            "variant": "true, as the adapter sent it",
+            "sent": sent,
+            "sent_strict": state,
+            "read_as": READ_STRICT_AS_SENT,
+            "schema": copy.deepcopy(params),
+            "required": required,
+            "optional": optional,
+            "nullable": nullable,
+            "additional_properties": ap,
+            "must_send": must,
+        }
+    row = variants({**definition, "parameters": params}).set_index("variant").loc[name]
+    read_as = READ_NORMALISED if name == _V_NORMALISED else READ_NON_STRICT
+    schema = row["schema"] if name == _V_NORMALISED else params
     return {
         **base,
         "variant": name,
@@ -263,9 +418,13 @@ def _view_html(view: dict, cmp: dict, side: str) -> str:
         return f'<mark class="tk-changed" title="differs from the other side">{text}</mark>' if cmp.get(key) else text
 
     ap = view.get("additional_properties")
+    route = (
+        f"compat.supportsStrictMode {esc(view['compat'])} · gateway {esc(view['gateway'])} · pi-ai {esc(view['pi_ai'])}"
+        if "pi_ai" in view
+        else f"{esc(view['adapter_name'])} {esc(view['version'])} · {esc(view['option'])} · gateway {esc(view['gateway'])}"
+    )
     head = [
-        f'<div class="tk-head"><b>{esc(view["tool"])}</b> · {esc(view["api"])} · compat.supportsStrictMode '
-        f"{esc(view['compat'])} · gateway {esc(view['gateway'])} · pi-ai {esc(view['pi_ai'])}</div>",
+        f'<div class="tk-head"><b>{esc(view["tool"])}</b> · {esc(view["api"])} · {route}</div>',
         f'<div class="tk-head">sent strict: {hl("sent_strict", "<code>" + esc(view["sent_strict"]) + "</code>")} · '
         f"read as: {hl('read_as', esc(view['read_as']))} · additionalProperties: "
         f"{hl('additional_properties', '<code>' + esc(ap) + '</code>')}</div>",
@@ -368,18 +527,49 @@ _SIDE_DEFAULTS = {
     },
 }
 _SIDE_OPTIONS = {"api": TOOL_APIS, "compat": COMPATS, "gateway": GATEWAYS, "pi_ai": PI_AI_VERSIONS}
+#: the controls another adapter adds (shown in place of compat and pi_ai)
+_ADAPTER_KEYS = ("adapter", "option", "version")
 
 
 def _checked_side(side: str, given: dict | None) -> dict:
+    """A side's choices, complete: pi-ai's four, plus ``adapter``, ``option`` and ``version``."""
     given = dict(given or {})
-    unknown = sorted(set(given) - set(_SIDE_OPTIONS))
+    unknown = sorted(set(given) - set(_SIDE_OPTIONS) - set(_ADAPTER_KEYS))
     if unknown:
-        raise ValueError(f"unknown {side} choice {unknown[0]!r}; choose from {', '.join(_SIDE_OPTIONS)}")
+        raise ValueError(
+            f"unknown {side} choice {unknown[0]!r}; choose from {', '.join([*_SIDE_OPTIONS, *_ADAPTER_KEYS])}"
+        )
+    adapter = given.pop("adapter", "pi-ai")
+    choices = adapter_choices(adapter)
+    p = adapters.profile(adapter)
     out = {**_SIDE_DEFAULTS[side], **given}
+    if adapter != "pi-ai" and "api" not in given:
+        out["api"] = choices["apis"][0]
+    out = {
+        "adapter": adapter,
+        **out,
+        "option": given.get("option", _WORDS[p.options[0].default] if adapter != "pi-ai" else out["compat"]),
+        "version": given.get("version", p.default_version if adapter != "pi-ai" else out["pi_ai"]),
+    }
+    allowed = {
+        **_SIDE_OPTIONS,
+        "adapter": ADAPTERS,
+        "api": choices["apis"],
+        "option": choices["options"],
+        "version": choices["versions"],
+    }
     for k, v in out.items():
-        if v not in _SIDE_OPTIONS[k]:
-            raise ValueError(f"unknown {side} {k} {v!r}; choose one of {', '.join(_SIDE_OPTIONS[k])}")
+        if v not in allowed[k]:
+            raise ValueError(f"unknown {side} {k} {v!r}; choose one of {', '.join(allowed[k])}")
     return out
+
+
+def side_value(choices: dict) -> dict:
+    """The choices a side reports: pi-ai's ``api``/``compat``/``gateway``/``pi_ai`` (as before adapters
+    were offered), or for another adapter ``adapter``/``api``/``option``/``version``/``gateway``."""
+    if choices.get("adapter", "pi-ai") == "pi-ai":
+        return {k: choices[k] for k in _SIDE_OPTIONS}
+    return {k: choices[k] for k in ("adapter", "api", "option", "version", "gateway")}
 
 
 class StrictVariantComparer(RememberedWidget):
@@ -405,9 +595,18 @@ class StrictVariantComparer(RememberedWidget):
         self.tool = W.Dropdown(options=options, value=tool, description="tool")
         self.controls: dict[str, dict[str, W.Dropdown]] = {}
         for side, choices in sides.items():
+            adapter = choices["adapter"]
+            own = adapter_choices(adapter)
+            offered: dict[str, tuple[str, ...]] = {
+                **_SIDE_OPTIONS,
+                "api": own["apis"],
+                "adapter": ADAPTERS,
+                "option": own["options"],
+                "version": own["versions"],
+            }
             self.controls[side] = {
-                k: W.Dropdown(options=list(_SIDE_OPTIONS[k]), value=choices[k], description=k.replace("_", "-"))
-                for k in _SIDE_OPTIONS
+                k: W.Dropdown(options=list(offered[k]), value=choices[k], description=k.replace("_", "-"))
+                for k in (*_SIDE_OPTIONS, *_ADAPTER_KEYS)
             }
         c = self.controls
         self.left_api, self.left_compat, self.left_gateway, self.left_pi_ai = (c["left"][k] for k in _SIDE_OPTIONS)
@@ -422,14 +621,20 @@ class StrictVariantComparer(RememberedWidget):
         self.right_pane.add_class("tk-cmp-right-pane")
         self.summary.add_class("tk-cmp-summary")
         self.verdict.add_class("tk-cmp-verdict")
+        self.left_adapter, self.right_adapter = c["left"]["adapter"], c["right"]["adapter"]
         self._restore()
+        for side in c:
+            self._show_adapter(side)
         self._update()
+        for side in c:
+            c[side]["adapter"].observe(lambda change, side=side: self._adapter_changed(side), names="value")
         for dd in [self.tool, *c["left"].values(), *c["right"].values()]:
             dd.observe(self._update, names="value")
 
         def box(side, pane):
+            order = ("adapter", "api", "compat", "option", "gateway", "pi_ai", "version")
             return W.VBox(
-                [W.HTML(f"<b>{side}</b>"), *c[side].values(), pane],
+                [W.HTML(f"<b>{side}</b>"), *(c[side][k] for k in order), pane],
                 layout=W.Layout(width="50%"),
             )
 
@@ -445,11 +650,53 @@ class StrictVariantComparer(RememberedWidget):
 
     @property
     def value(self) -> dict:
-        """The current choices: ``{"tool", "left": {api, compat, gateway, pi_ai}, "right": {…}}``."""
+        """The current choices: ``{"tool", "left": {api, compat, gateway, pi_ai}, "right": {…}}`` (a side
+        on another adapter: ``{adapter, api, option, version, gateway}``, ``side_value``)."""
         return {
             "tool": self.tool.value,
-            **{side: {k: dd.value for k, dd in ctl.items()} for side, ctl in self.controls.items()},
+            **{side: side_value({k: dd.value for k, dd in ctl.items()}) for side, ctl in self.controls.items()},
         }
+
+    def _show_adapter(self, side: str) -> None:
+        """pi-ai shows compat and pi_ai; another adapter its option and version."""
+        ctl = self.controls[side]
+        pi = ctl["adapter"].value == "pi-ai"
+        for key in ("compat", "pi_ai"):
+            ctl[key].layout.display = None if pi else "none"
+        for key in ("option", "version"):
+            ctl[key].layout.display = "none" if pi else None
+
+    def _adapter_changed(self, side: str) -> None:
+        """A new adapter: its apis, option words and versions (the wire api kept where it has it)."""
+        ctl = self.controls[side]
+        adapter = ctl["adapter"].value
+        own = adapter_choices(adapter)
+        p = adapters.profile(adapter)
+        wire = adapters.wire_api(ctl["api"].value)
+        same_wire = [a for a in own["apis"] if adapters.WIRE_API[(adapter, a)] == wire]
+        with self._quiet():
+            ctl["api"].options = list(own["apis"])
+            ctl["api"].value = same_wire[0] if same_wire else own["apis"][0]
+            ctl["option"].options = list(own["options"])
+            ctl["option"].value = _WORDS[p.options[0].default] if adapter != "pi-ai" else ctl["compat"].value
+            ctl["version"].options = list(own["versions"])
+            ctl["version"].value = p.default_version if adapter != "pi-ai" else ctl["pi_ai"].value
+        self._show_adapter(side)
+        self._update()
+
+    def _quiet(self):
+        """Suspend ``_update`` while several controls change together."""
+        import contextlib
+
+        @contextlib.contextmanager
+        def hold():
+            self._holding = True
+            try:
+                yield
+            finally:
+                self._holding = False
+
+        return hold()
 
     def views(self) -> tuple[dict, dict]:
         """The two ``variant_view`` dicts for the current choices."""
@@ -460,9 +707,20 @@ class StrictVariantComparer(RememberedWidget):
         saved = self._saved()
         self._restore_controls(saved, {"tool": self.tool})
         for side, ctl in self.controls.items():
-            self._restore_controls((saved or {}).get(side), ctl)
+            remembered = (saved or {}).get(side) or {}
+            adapter = remembered.get("adapter", "pi-ai")  # a remembered pi-ai side names no adapter
+            if remembered and adapter != ctl["adapter"].value and adapter in ADAPTERS:
+                own = adapter_choices(adapter)
+                ctl["api"].options, ctl["option"].options = list(own["apis"]), list(own["options"])
+                ctl["version"].options = list(own["versions"])
+                ctl["adapter"].value = adapter
+            self._restore_controls(remembered, {k: d for k, d in ctl.items() if k != "adapter"})
+
+    _holding = False
 
     def _update(self, change=None) -> None:
+        if self._holding:
+            return
         left, right = self.views()
         self.left_pane.value, self.right_pane.value = diff_html(left, right)
         self.summary.value = summary_html(left, right)

@@ -47,6 +47,7 @@ def test_tools_array_matches_the_wire(cell):
         with pytest.raises(AiSdkRefusal) as info:
             convert_tools(tools, api=cell["api"], strict=strict)
         assert str(info.value) == cell["error"]
+        assert info.value.error_name == cell["errorName"]
 
 
 def test_the_definitions_are_the_corpus_tools_as_recorded():

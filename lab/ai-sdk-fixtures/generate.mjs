@@ -52,6 +52,8 @@ const corpus = JSON.parse(await readFile(path.join(REPO, CORPUS_FILE), "utf8"));
 const byId = new Map(corpus.tools.map((e) => [e.id, e.tool]));
 // bash (DSH), nested object, nullable fields, anyOf, enum, and propertyNames (removed by the openai provider)
 const CORPUS_IDS = ["bash", "nested_object", "already_nullable", "optional_anyof_scalars", "optional_enum", "kw_propertyNames"];
+// Malformed schemas of the corpus, each sent on its own (never in the all-tools request): what the SDK does with them.
+const MALFORMED_IDS = ["anyof_not_array", "properties_not_map", "root_boolean"];
 const EXTRA_TOOLS = [
 	{
 		name: "lookaround_pattern",
@@ -81,7 +83,7 @@ const EXTRA_TOOLS = [
 	},
 ];
 const definitions = [
-	...CORPUS_IDS.map((id) => {
+	...[...CORPUS_IDS, ...MALFORMED_IDS].map((id) => {
 		const t = byId.get(id);
 		if (!t) throw new Error(`${CORPUS_FILE}: no tool ${id}`);
 		return { name: t.name, description: t.description, parameters: t.parameters };
@@ -90,7 +92,7 @@ const definitions = [
 ];
 const REFUSED = EXTRA_TOOLS.filter((d) => d.refused).map((d) => d.name);
 const TOOLSETS = {
-	all: definitions.filter((d) => !d.refused).map((d) => d.name),
+	all: definitions.filter((d) => !d.refused && !MALFORMED_IDS.includes(d.name)).map((d) => d.name),
 	...Object.fromEntries(definitions.map((d) => [d.name, [d.name]])),
 };
 

@@ -65,7 +65,21 @@ _LOCAL_REF = re.compile(r"#/(definitions|\$defs)/(.+)")
 
 
 class AiSdkRefusal(InputError):
-    """The AI SDK throws ``UnsupportedFunctionalityError`` before sending (the text is the SDK's)."""
+    """The AI SDK throws before sending (the text is the SDK's): ``UnsupportedFunctionalityError`` for a
+    schema it will not send, or the ``TypeError`` its normaliser hits on a malformed one (``error_name``)."""
+
+    def __init__(self, message: str, error_name: str = "AI_UnsupportedFunctionalityError"):
+        super().__init__(message)
+        self.error_name = error_name
+
+
+def _js_entries(value: Any) -> list[tuple[str, Any]]:
+    """``Object.entries``: a malformed schema's list or string is read by index, anything else is empty."""
+    if isinstance(value, dict):
+        return list(value.items())
+    if isinstance(value, list | str):
+        return [(str(i), v) for i, v in enumerate(value)]
+    return []
 
 
 def _check(version: str, api: str | None = None) -> None:
@@ -95,7 +109,7 @@ def _has_lookaround(pattern: str) -> bool:
 
 
 def normalize_openai_schema(
-    schema: dict[str, Any], version: str = DEFAULT_VERSION
+    schema: Any, version: str = DEFAULT_VERSION
 ) -> tuple[dict[str, Any], list[dict[str, str]]]:
     """``normalizeOpenAIJsonSchema``: ``(schema as sent, warnings)``; raises ``AiSdkRefusal`` for a
     ``propertyNames`` that is not a string schema. The input is not changed."""
@@ -105,18 +119,26 @@ def normalize_openai_schema(
     def definition(d: Any) -> Any:
         return d if isinstance(d, bool) else node(d)
 
-    def record(m: dict[str, Any]) -> dict[str, Any]:
-        return {k: definition(v) for k, v in m.items()}
+    def record(m: Any) -> dict[str, Any]:
+        return {k: definition(v) for k, v in _js_entries(m)}
 
-    def node(s: dict[str, Any], root: bool = False) -> dict[str, Any]:
-        names = s.get("propertyNames")
+    def mapped(out: dict[str, Any], key: str) -> list[Any]:
+        if not isinstance(out[key], list):  # JS calls .map on it
+            raise AiSdkRefusal(f"normalizedSchema.{key}.map is not a function", "TypeError")
+        return [definition(i) for i in out[key]]
+
+    def node(s: Any, root: bool = False) -> dict[str, Any]:
+        if s is None:
+            raise AiSdkRefusal("Cannot read properties of null (reading 'propertyNames')", "TypeError")
+        names = s.get("propertyNames") if isinstance(s, dict) else None
         if names is not None:
-            if isinstance(names, bool) or (names.get("type") is not None and names.get("type") != "string"):
+            kind = names.get("type") if isinstance(names, dict) else None
+            if isinstance(names, bool) or (kind is not None and kind != "string"):
                 raise AiSdkRefusal(
                     "'JSON Schema propertyNames that does not use a string schema' functionality not supported."
                 )
             found["propertyNames"] = True
-        out = dict(s)
+        out = dict(_js_entries(s))  # `{ ...schema }`
         out.pop("propertyNames", None)
         pattern = out.get("pattern")
         if isinstance(pattern, str) and _has_lookaround(pattern):
@@ -133,10 +155,10 @@ def normalize_openai_schema(
             out["items"] = [definition(i) for i in items] if isinstance(items, list) else definition(items)
         for key in ("allOf", "anyOf", "oneOf"):
             if out.get(key) is not None:
-                out[key] = [definition(i) for i in out[key]]
+                out[key] = mapped(out, key)
         if out.get("dependencies") is not None:
             out["dependencies"] = {
-                k: v if isinstance(v, list) else definition(v) for k, v in out["dependencies"].items()
+                k: v if isinstance(v, list) else definition(v) for k, v in _js_entries(out["dependencies"])
             }
         ref = _singleton_ref(out)
         if ref is None:

@@ -71,9 +71,16 @@ bench: $(STAMP)
 # Rebuild data/ with the incident lab (real pi-ai through mitmproxy to the stub gateway, 127.0.0.1 only).
 # Needs node and npm; not part of `make test`.
 MITM_VENV := lab/.venv-mitm
-captures: $(STAMP) $(MITM_VENV)/.installed lab/client/node_modules/.installed lab/dsh-headless/node_modules/.installed
+# LiteLLM's proxy as the gateway of the litellm-* scenarios (lab/litellm-proxy/config.yaml; no database).
+LITELLM_PROXY_VENV := lab/.venv-litellm-proxy
+captures: $(STAMP) $(MITM_VENV)/.installed $(LITELLM_PROXY_VENV)/.installed lab/client/node_modules/.installed lab/dsh-headless/node_modules/.installed
 	$(BIN)/python lab/run.py
 	$(BIN)/python lab/run.py --dsh
+
+$(LITELLM_PROXY_VENV)/.installed: lab/requirements-litellm-proxy.txt
+	$(PYTHON) -m venv $(LITELLM_PROXY_VENV)
+	$(LITELLM_PROXY_VENV)/bin/pip install --quiet -r lab/requirements-litellm-proxy.txt
+	touch $@
 
 # The OpenAI Agents SDK, only to record what its strict-schema transform does (tests/fixtures/agents_sdk).
 AGENTS_VENV := lab/.venv-agents
@@ -98,8 +105,11 @@ fixtures: lab/client/node_modules/.installed lab/dsh-fixtures/node_modules/.inst
 	node lab/dsh-fixtures/config.mjs --out tests/fixtures/dsh
 	node lab/dsh-fixtures/capability.mjs --out tests/fixtures/dsh
 	$(AGENTS_VENV)/bin/python lab/record_agents_strict.py --out tests/fixtures/agents_sdk
+	$(AGENTS_VENV)/bin/python lab/record_agents_tools.py --out tests/fixtures/agents_sdk
 	$(LITELLM_VENV)/bin/python lab/record_litellm_tools.py --out tests/fixtures/litellm
+	$(LITELLM_VENV)/bin/python lab/record_litellm_config.py --out tests/fixtures/litellm
 	node lab/ai-sdk-fixtures/generate.mjs --out tests/fixtures/ai_sdk
+	$(BIN)/python lab/record_codex_tools.py --out tests/fixtures/codex
 
 $(MITM_VENV)/.installed: lab/requirements-mitm.txt
 	$(PYTHON) -m venv $(MITM_VENV)
@@ -132,4 +142,4 @@ lock: $(STAMP)
 	sed -i '1i # Every package pinned, so nbval sees the same outputs everywhere. Regenerate with `make lock`.' requirements.lock
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis $(MITM_VENV) $(AGENTS_VENV) $(LITELLM_VENV) lab/client/node_modules lab/dsh-fixtures/node_modules lab/ai-sdk-fixtures/node_modules lab/dsh-headless/node_modules lab/.work
+	rm -rf $(VENV) .pytest_cache .hypothesis $(MITM_VENV) $(AGENTS_VENV) $(LITELLM_VENV) $(LITELLM_PROXY_VENV) lab/client/node_modules lab/dsh-fixtures/node_modules lab/ai-sdk-fixtures/node_modules lab/dsh-headless/node_modules lab/.work

@@ -5,6 +5,8 @@ Usage: ``python lab/run.py [SCENARIO ...] [--out data]``. With no names, every s
 from ``lab/dsh-headless``, scenarios in ``DSH_SCENARIOS``); ``--dsh`` runs all of them and nothing else.
 Scenarios with a ``rewriter`` are recorded at two hops: client → mitmdump (front) → lab/rewriter.py →
 mitmdump (back) → gateway, ports ``FRONT_PORT``/``REWRITER_PORT``/``BACK_PORT`` in lab/scenarios.py.
+Scenarios with ``litellm`` put the LiteLLM proxy (``lab/.venv-litellm-proxy``, ``lab/litellm-proxy/config.yaml``)
+where the rewriter is; it writes its own log beside the captures (``litellm.jsonl``, ``litellm-spend.jsonl``).
 Needs ``lab/.venv-mitm`` (mitmproxy) and ``lab/client/node_modules`` (pi-ai); ``make captures`` makes both.
 """
 
@@ -35,6 +37,8 @@ from scenarios import (  # noqa: E402
     FAKE_KEY,
     FRONT_PORT,
     GATEWAY_PORT,
+    LITELLM_CONFIG,
+    LITELLM_PORT,
     PROXY_PORT,
     REWRITER_PORT,
     SCREENSHOT,
@@ -42,6 +46,7 @@ from scenarios import (  # noqa: E402
 )
 
 MITMDUMP = LAB / ".venv-mitm" / "bin" / "mitmdump"
+LITELLM = LAB / ".venv-litellm-proxy" / "bin" / "litellm"
 CLIENT = LAB / "client" / "run.mjs"
 WORK = LAB / ".work"
 DSH_DIR = LAB / "dsh-headless"
@@ -83,12 +88,14 @@ def _stop(proc: subprocess.Popen, sig=signal.SIGINT, timeout: float = 20.0) -> N
             proc.wait()
 
 
-def _service(cmd: list[str], port: int, what: str, *, sig=signal.SIGTERM, env=None):
+def _service(
+    cmd: list[str], port: int, what: str, *, sig=signal.SIGTERM, env=None, cwd=None, timeout=20.0, stderr=None
+):
     """Start a lab process that listens on ``port``, wait until it does, and stop it on the way out."""
     _port_free(port)
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, env=env)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=stderr, env=env, cwd=cwd)
     try:
-        _wait_port(port, proc, what)
+        _wait_port(port, proc, what, timeout)
         yield
     finally:
         _stop(proc, sig)
@@ -152,6 +159,33 @@ def rewriter(log_path: Path, mode: str):
     yield from _service(cmd, REWRITER_PORT, "the rewriter")
 
 
+@contextmanager
+def litellm_proxy(folder: Path):
+    """The LiteLLM proxy on LITELLM_PORT with the committed config: no database, no network beyond 127.0.0.1,
+    the cost map read from the package, telemetry off. Its callback writes ``litellm.jsonl`` (the
+    StandardLoggingPayload of each call) and ``litellm-spend.jsonl`` (the SpendLogs row) into ``folder``;
+    its own console output goes to ``lab/.work/litellm-proxy.log``."""
+    home = WORK / "litellm-home"
+    home.mkdir(parents=True, exist_ok=True)
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),  # never the user's home
+        "LANG": "C.UTF-8",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "LITELLM_TELEMETRY": "False",
+        "LITELLM_DONT_SHOW_FEEDBACK_BOX": "True",
+        "DISABLE_ADMIN_UI": "True",
+        "NO_PROXY": "127.0.0.1,localhost",
+        "LAB_LITELLM_LOG": str(folder / "litellm.jsonl"),
+        "LAB_LITELLM_SPEND_LOG": str(folder / "litellm-spend.jsonl"),
+    }
+    cmd = [str(LITELLM), "--config", str(REPO / LITELLM_CONFIG), "--host", "127.0.0.1", "--port", str(LITELLM_PORT)]
+    with (WORK / "litellm-proxy.log").open("w", encoding="utf-8") as console:
+        yield from _service(
+            cmd, LITELLM_PORT, "the LiteLLM proxy", sig=signal.SIGINT, env=env, cwd=WORK, timeout=90.0, stderr=console
+        )
+
+
 def run_client(spec: dict, out: Path) -> dict:
     spec_path = WORK / f"{spec['name']}.json"
     spec_path.write_text(json.dumps(spec, indent=1), encoding="utf-8")
@@ -173,14 +207,16 @@ def fresh_folder(scenario, out_dir: Path) -> Path:
 
 def record(scenario, out_dir: Path) -> None:
     folder = fresh_folder(scenario, out_dir)
-    if scenario.rewriter:
-        # client → front recorder → rewriter → back recorder → gateway; each process is stopped in reverse
-        # order, so the recorders write their HAR after the last exchange has passed through them
+    if scenario.rewriter or scenario.litellm:
+        # client → front recorder → rewriter or LiteLLM → back recorder → gateway; each process is stopped in
+        # reverse order, so the recorders write their HAR after the last exchange has passed through them
+        middle = litellm_proxy(folder) if scenario.litellm else rewriter(folder / "rewriter.jsonl", scenario.rewriter)
+        upstream = LITELLM_PORT if scenario.litellm else REWRITER_PORT
         with (
             gateway(folder / "gateway.jsonl"),
             recorder(folder / "back.mitm", folder / "back.har", port=BACK_PORT, upstream=GATEWAY_PORT),
-            rewriter(folder / "rewriter.jsonl", scenario.rewriter),
-            recorder(folder / "front.mitm", folder / "front.har", port=FRONT_PORT, upstream=REWRITER_PORT),
+            middle,
+            recorder(folder / "front.mitm", folder / "front.har", port=FRONT_PORT, upstream=upstream),
         ):
             transcripts = {
                 run.name: run_client(run.client_spec(port=FRONT_PORT), folder / f"transcript-{run.name}.json")
@@ -278,6 +314,10 @@ def _check_flows(folder: Path) -> None:
     time (with ``Client disconnected``) when the client closes a close-delimited stream before the
     upstream does, which pi-ai's Chat Completions client may do right after ``data: [DONE]``."""
     served = sum(1 for line in (folder / "gateway.jsonl").read_text(encoding="utf-8").splitlines() if line.strip())
+    if (folder / "litellm.jsonl").exists():
+        # LiteLLM sends requests of its own (GET /models at start-up): the back recorder matches the gateway,
+        # the front one matches the calls LiteLLM logged
+        return _check_litellm_flows(folder, served)
     for har in sorted(folder.glob("*.har")):
         entries = len(json.loads(har.read_text(encoding="utf-8"))["log"]["entries"])
         if entries != served:
@@ -285,6 +325,17 @@ def _check_flows(folder: Path) -> None:
                 f"  WARNING: {har.name} holds {entries} flows for {served} gateway exchanges "
                 "(a client closed a stream before the upstream did); record this scenario again"
             )
+
+
+def _check_litellm_flows(folder: Path, served: int) -> None:
+    logged = sum(1 for line in (folder / "litellm.jsonl").read_text(encoding="utf-8").splitlines() if line.strip())
+    for har, expected, what in (
+        ("back.har", served, "gateway exchanges"),
+        ("front.har", logged, "calls LiteLLM logged"),
+    ):
+        entries = len(json.loads((folder / har).read_text(encoding="utf-8"))["log"]["entries"])
+        if entries != expected:
+            log(f"  WARNING: {har} holds {entries} flows for {expected} {what}; record this scenario again")
 
 
 def main(argv=None) -> int:
@@ -300,6 +351,8 @@ def main(argv=None) -> int:
     needs = [(MITMDUMP, "make captures (creates lab/.venv-mitm)")]
     if any(n not in DSH_BY_NAME for n in names):
         needs.append((CLIENT.parent / "node_modules", "npm ci --prefix lab/client"))
+    if any(n in BY_NAME and BY_NAME[n].litellm for n in names):
+        needs.append((LITELLM, "make captures (creates lab/.venv-litellm-proxy)"))
     if any(n in DSH_BY_NAME for n in names):
         needs.append((DSH_BIN, "npm ci --prefix lab/dsh-headless --no-audit --no-fund --legacy-peer-deps"))
     for tool, hint in needs:

@@ -22,6 +22,10 @@ GATEWAY_PORT = 18788  # the stub gateway, upstream of the recorder
 FRONT_PORT = 18789  # mitmdump in front of the rewriter; the client talks to it
 REWRITER_PORT = 18790  # the schema-rewriting proxy
 BACK_PORT = 18791  # mitmdump between the rewriter and the gateway
+# LiteLLM as the gateway: client → FRONT recorder → LiteLLM proxy → BACK recorder → gateway. The proxy's
+# routes (lab/litellm-proxy/config.yaml) name BACK_PORT and the gateway behaviour in their api_base.
+LITELLM_PORT = 18792
+LITELLM_CONFIG = "lab/litellm-proxy/config.yaml"
 FAKE_KEY = "sk-lab-FAKE-0000000000000000000000000000"  # never a real key; redaction must remove it
 
 # DSH 0.1.1-rc.2's bash tool with a confining executor: the toolkit's copy (toolkit/knowledge/dsh_tools.py).
@@ -99,7 +103,7 @@ class Run:
     name: str
     api: str = "openai-responses"
     pi_ai: str = "1.6.0"
-    behaviour: str = "absent-is-strict"
+    behaviour: str = "absent-is-strict"  # "": the base URL has no behaviour segment (a real gateway's routes)
     model: str = "gw-coder"
     input: list[str] | None = None  # None: the entry declares no `input` (DSH resolves [text])
     compat: dict | None = None
@@ -109,7 +113,7 @@ class Run:
     image: bool = True  # attach the screenshot to the user message
 
     def client_spec(self, port: int = PROXY_PORT) -> dict:
-        base = f"http://127.0.0.1:{port}/{self.behaviour}"
+        base = f"http://127.0.0.1:{port}" + (f"/{self.behaviour}" if self.behaviour else "")
         model = {"id": self.model, "name": self.model, "contextWindow": 262144, "maxTokens": 32768, "reasoning": False}
         if self.input is not None:
             model["input"] = self.input
@@ -143,6 +147,7 @@ class Scenario:
     runs: list[Run]
     settings: str | None = None  # data/configs/<settings>.yaml
     rewriter: str | None = None  # lab/rewriter.py mode: a two-hop recording (front/back captures)
+    litellm: bool = False  # a two-hop recording with the LiteLLM proxy (lab/litellm-proxy/) in the middle
 
 
 def _result(text: str, is_error: bool) -> dict:
@@ -241,6 +246,56 @@ SCENARIOS = [
             )
         ],
         rewriter="to-chat",
+    ),
+]
+# LiteLLM 1.110.2's proxy as the gateway (lab/litellm-proxy/config.yaml): the before-fix and after-fix clients,
+# and the before-fix client on a route LiteLLM serves from a Chat Completions backend. The client's base URL
+# names no behaviour: LiteLLM's routes do (absent-is-strict, as in before-fix/after-fix).
+SCENARIOS += [
+    Scenario(
+        "litellm-before-fix",
+        "Before-fix client through the LiteLLM proxy to a Responses backend",
+        [
+            Run(
+                "litellm-before-fix",
+                behaviour="",
+                tool_results=[
+                    _result(EMPTY_JUSTIFICATION, True),
+                    _result(SAME_MODE, True),
+                    _result(no_image_input("gw-coder"), True),
+                ],
+            )
+        ],
+        litellm=True,
+    ),
+    Scenario(
+        "litellm-after-fix",
+        "After-fix client through the LiteLLM proxy to a Responses backend",
+        [
+            Run(
+                "litellm-after-fix",
+                behaviour="",
+                input=["text", "image"],
+                compat={"supportsStrictMode": True},
+                tool_results=[_result(LS_OUTPUT, False)],
+            )
+        ],
+        litellm=True,
+    ),
+    Scenario(
+        "litellm-responses-to-chat",
+        "Before-fix Responses client through the LiteLLM proxy to a Chat Completions backend",
+        [
+            Run(
+                "litellm-responses-to-chat",
+                behaviour="",
+                model="gw-coder-chat",
+                # the Chat Completions backend reads the absent `strict` as non-strict: the model sends only
+                # the required properties, which DSH runs, and ends the turn with a text reply
+                tool_results=[_result(LS_OUTPUT, False)],
+            )
+        ],
+        litellm=True,
     ),
 ]
 BY_NAME = {s.name: s for s in SCENARIOS}

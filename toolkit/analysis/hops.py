@@ -257,13 +257,27 @@ def _align_set(t: _Timing, A: list[_Req], B: list[_Req]) -> tuple[list[tuple[lis
     return groups, lone_a, lone_b
 
 
-def _offset(by_texts: dict[tuple, tuple[list[_Req], list[_Req]]]) -> float:
-    gaps = [
-        B[0].start - A[0].start
+def _offset(by_texts: dict[tuple, tuple[list[_Req], list[_Req]]], tolerance: float, window: float) -> float:
+    """The clock offset of ``b`` against ``a``: the median gap of the single-candidate pairs, unless that
+    leaves one of them outside its request's open time while the smallest gap fits them all. A hop whose
+    own latency varies (LiteLLM's first call takes a second, later ones a tenth) has no common gap to
+    remove: then the captures are taken to share a clock, less that smallest latency."""
+    singles = [
+        (A[0], B[0])
         for A, B in by_texts.values()
         if len(A) == 1 and len(B) == 1 and A[0].start is not None and B[0].start is not None
     ]
-    return statistics.median(gaps) if gaps else 0.0
+    gaps = [b.start - a.start for a, b in singles]  # type: ignore[operator]
+    if not gaps:
+        return 0.0
+    median = statistics.median(gaps)
+
+    def fits(offset: float) -> bool:
+        return all(_Timing(offset, tolerance, window).caused(a, b) for a, b in singles)
+
+    if not fits(median) and fits(min(gaps)):
+        return min(gaps)
+    return median
 
 
 def align(a: Capture, b: Capture, *, window_s: float = 30.0, tolerance_s: float = 0.05) -> pd.DataFrame:
@@ -276,7 +290,7 @@ def align(a: Capture, b: Capture, *, window_s: float = 30.0, tolerance_s: float 
         by_texts[q.texts][0].append(q)
     for q in reqs_b:
         by_texts[q.texts][1].append(q)
-    t = _Timing(_offset(by_texts), tolerance_s, window_s)
+    t = _Timing(_offset(by_texts, tolerance_s, window_s), tolerance_s, window_s)
     found: list[tuple[float, int, dict]] = []
     for A, B in by_texts.values():
         groups, lone_a, lone_b = _align_set(t, A, B)
@@ -380,12 +394,18 @@ def _unpaired(a: _Req | None, b: _Req | None, basis: str) -> dict:
     }
 
 
-def diff(a: Capture, b: Capture, pairs: pd.DataFrame | None = None) -> pd.DataFrame:
+def diff(a: Capture, b: Capture, pairs: pd.DataFrame | None = None, *, responses: bool = False) -> pd.DataFrame:
     """One row per change the hop made to each paired request: the JSON path, the value before and after,
     and the kind (``KINDS``: the tool schema diff of ``serialization.schema_changes``, model renamed, key
     dropped/added, protocol converted, header added/removed/changed). Header values are as redacted as
     everywhere. A change shown by several links of one pair (the attempts of a retried request, client
-    requests a proxy collapsed) is one row, with ``attempts`` and the ``links`` that show it."""
+    requests a proxy collapsed) is one row, with ``attempts`` and the ``links`` that show it.
+
+    Every top-level key is compared, also across a protocol conversion (a key the conversion dropped or
+    added is a change; only the conversation, ``model`` and ``tools`` are compared their own way); without
+    a conversion the conversation (``input``/``messages``/``instructions``) is compared item by item. With
+    ``responses=True`` the response headers the hop changed are listed too (path ``response header:…``):
+    a gateway's own headers (LiteLLM's ``x-litellm-*``) show who answered."""
     if a.bodies.empty or b.bodies.empty:
         raise InputError("hops.diff needs the request bodies: load both captures with keep_bodies=True")
     pairs = align(a, b) if pairs is None else pairs
@@ -399,14 +419,15 @@ def diff(a: Capture, b: Capture, pairs: pd.DataFrame | None = None) -> pd.DataFr
         pid = p.pair_id if "pair_id" in linked.columns and pd.notna(p.pair_id) else f"row {n}"
         changes = groups.setdefault(pid, {})
         xa, xb = str(p.a_exchange), str(p.b_exchange)
-        for change in _changes(a, b, xa, xb, body_a.get(xa) or {}, body_b.get(xb) or {}, api_a[xa], api_b[xb]):
+        ra, rb = body_a.get(xa) or {}, body_b.get(xb) or {}
+        for change in _changes(a, b, xa, xb, ra, rb, api_a[xa], api_b[xb], responses):
             changes.setdefault(change, []).append((xa, xb))
     records = []
     for pid, changes in groups.items():
         for (tool, path, kind, before, after), links in changes.items():
             records.append(
                 {
-                    "pair_id": pid if isinstance(pid, int) else None,
+                    "pair_id": None if isinstance(pid, str) else int(pid),
                     "a_exchange": links[0][0],
                     "b_exchange": links[0][1],
                     "tool": tool,
@@ -421,7 +442,13 @@ def diff(a: Capture, b: Capture, pairs: pd.DataFrame | None = None) -> pd.DataFr
     return DIFF.from_records(records)
 
 
-def _changes(a: Capture, b: Capture, xa: str, xb: str, ra: dict, rb: dict, api_a: str, api_b: str) -> list[tuple]:
+#: Where each protocol carries the conversation; across a conversion these are matched by ``align``'s texts.
+CONVERSATION = ("input", "instructions", "messages")
+
+
+def _changes(
+    a: Capture, b: Capture, xa: str, xb: str, ra: dict, rb: dict, api_a: str, api_b: str, responses: bool = False
+) -> list[tuple]:
     """(tool, path, kind, before, after) for one link, values shown as text."""
     out: list[tuple] = []
 
@@ -433,19 +460,39 @@ def _changes(a: Capture, b: Capture, xa: str, xb: str, ra: dict, rb: dict, api_a
         add(None, "$", "protocol converted", f"{api_a}: {sorted(ra)}", f"{api_b}: {sorted(rb)}")
     if ra.get("model") != rb.get("model"):
         add(None, "$.model", "model renamed", ra.get("model"), rb.get("model"))
-    if not converted:
-        for key in list(ra) + [k for k in rb if k not in ra]:
-            if key in ("model", "tools", "input", "messages"):
-                continue
-            if key not in rb:
-                add(None, f"$.{key}", "key dropped", ra[key], None)
-            elif key not in ra:
-                add(None, f"$.{key}", "key added", None, rb[key])
-            elif ra[key] != rb[key]:
-                add(None, f"$.{key}", "value changed", ra[key], rb[key])
+    for key in list(ra) + [k for k in rb if k not in ra]:
+        if key in ("model", "tools") or (converted and key in CONVERSATION):
+            continue
+        if key not in rb:
+            add(None, f"$.{key}", "key dropped", ra[key], None)
+        elif key not in ra:
+            add(None, f"$.{key}", "key added", None, rb[key])
+        elif key in CONVERSATION:
+            _deep(ra[key], rb[key], f"$.{key}", add)
+        elif ra[key] != rb[key]:
+            add(None, f"$.{key}", "value changed", ra[key], rb[key])
     _tool_changes(ra.get("tools") or [], rb.get("tools") or [], add)
     _header_changes(a, b, xa, xb, add)
+    if responses:
+        _header_changes(a, b, xa, xb, add, direction="response")
     return out
+
+
+def _deep(va, vb, path: str, add) -> None:
+    """Item-by-item changes inside the conversation: a key dropped or added, or a value changed."""
+    if isinstance(va, dict) and isinstance(vb, dict):
+        for key in list(va) + [k for k in vb if k not in va]:
+            if key not in vb:
+                add(None, f"{path}.{key}", "key dropped", va[key], None)
+            elif key not in va:
+                add(None, f"{path}.{key}", "key added", None, vb[key])
+            else:
+                _deep(va[key], vb[key], f"{path}.{key}", add)
+    elif isinstance(va, list) and isinstance(vb, list) and len(va) == len(vb):
+        for i, (x, y) in enumerate(zip(va, vb, strict=True)):
+            _deep(x, y, f"{path}[{i}]", add)
+    elif va != vb or type(va) is not type(vb):
+        add(None, path, "value changed", va, vb)
 
 
 def _show(v):
@@ -478,17 +525,22 @@ def _tool_changes(tools_a: list, tools_b: list, add) -> None:
             add(name, f"$.tools[{i}]", "tool added", None, name)
 
 
-def _header_changes(a: Capture, b: Capture, xa: str, xb: str, add) -> None:
-    ha = a.headers[(a.headers["exchange_id"] == xa) & (a.headers["direction"] == "request")]
-    hb = b.headers[(b.headers["exchange_id"] == xb) & (b.headers["direction"] == "request")]
+def _header_changes(a: Capture, b: Capture, xa: str, xb: str, add, direction: str = "request") -> None:
+    """Request headers: what the hop sent on (a → b). Response headers: what it answered with, so the
+    before side is what reached it (b) and the after side what it returned (a)."""
+    ha = a.headers[(a.headers["exchange_id"] == xa) & (a.headers["direction"] == direction)]
+    hb = b.headers[(b.headers["exchange_id"] == xb) & (b.headers["direction"] == direction)]
     va = dict(zip(ha["name"], ha["value"], strict=True))
     vb = dict(zip(hb["name"], hb["value"], strict=True))
+    prefix = "header:"
+    if direction == "response":
+        va, vb, prefix = vb, va, "response header:"
     for name in sorted(set(va) | set(vb)):
         if name in HOP_HEADERS:
             continue
         if name not in vb:
-            add(None, f"header:{name}", "header removed", va[name], None)
+            add(None, f"{prefix}{name}", "header removed", va[name], None)
         elif name not in va:
-            add(None, f"header:{name}", "header added", None, vb[name])
+            add(None, f"{prefix}{name}", "header added", None, vb[name])
         elif va[name] != vb[name]:
-            add(None, f"header:{name}", "header changed", va[name], vb[name])
+            add(None, f"{prefix}{name}", "header changed", va[name], vb[name])

@@ -33,7 +33,12 @@ QUESTIONS = (
     "who filled the value",
 )
 #: Who an answer names (NA: unknown).
-ACTORS = ("pi-ai", "DSH", "DSH session", "proxy", "gateway", "settings", "model")
+ACTORS = ("pi-ai", "DSH", "DSH session", "proxy", "gateway", "settings", "model", "LiteLLM")
+#: Headers that name the hop: (direction, header, the capture it is read in, actor, how the value is shown).
+#: LiteLLM's proxy adds ``x-litellm-version`` to every response it returns (litellm 1.110.2
+#: ``proxy/common_request_processing.py:2437``) and sends ``user-agent: litellm/<version>`` upstream on its own
+#: HTTP client (``llms/custom_httpx/http_handler.py:198``; not on routes it serves through the OpenAI SDK).
+HOP_SIGNS = (("response", "x-litellm-version", "a", "LiteLLM"), ("request", "user-agent", "b", "LiteLLM"))
 TABLE = declare(
     "provenance.table",
     {
@@ -224,15 +229,12 @@ def _changed_row(ev: _Evidence, tool: str, f: str) -> dict:
             f"{_link_where(a, b, r.links)} {r.path}: {r.before} → {r.after}"
             for r in d.drop_duplicates("path").head(4).itertuples()
         ]
-        return _row(
-            f,
-            QUESTIONS[1],
-            f"the hop between {_src(a)} and {_src(b)} ({what})",
-            "proxy",
-            "serialization",
-            True,
-            evidence,
-        )
+        links = [link for r in d.itertuples() for link in r.links]
+        actor, named, sign = _hop_actor(a, b, links)
+        answer = f"the hop between {_src(a)} and {_src(b)}"
+        if named:
+            answer = f"{named}, the hop between {_src(a)} and {_src(b)}"
+        return _row(f, QUESTIONS[1], f"{answer} ({what})", actor, "serialization", True, [*evidence, sign])
     if changes:
         return _row(
             f,
@@ -255,6 +257,41 @@ def _changed_row(ev: _Evidence, tool: str, f: str) -> dict:
             "a capture behind the proxy or gateway (loaded with keep_bodies) would settle it",
         ],
     )
+
+
+def _hop_actor(a: Capture, b: Capture, links) -> tuple[str, str | None, str | None]:
+    """Who the hop between ``a`` and ``b`` is, from what it wrote on the wire (``HOP_SIGNS``): ("LiteLLM",
+    "LiteLLM 1.110.2", the header that says so) or ("proxy", None, None) when nothing names it."""
+    for direction, name, side, actor in HOP_SIGNS:
+        cap = a if side == "a" else b
+        ids = {x for x, _ in links} if side == "a" else {x for _, x in links}
+        h = cap.headers[
+            cap.headers["exchange_id"].isin(ids)
+            & (cap.headers["direction"] == direction)
+            & (cap.headers["name"] == name)
+        ]
+        for r in h.itertuples(index=False):
+            value = str(r.value)
+            version = (
+                value if name != "user-agent" else value.split("/", 1)[1] if value.startswith("litellm/") else None
+            )
+            if version:
+                sign = f"{_where(cap, str(r.exchange_id))} {direction} header {name}: {value}"
+                return actor, f"{actor} {version}", sign
+    return "proxy", None, None
+
+
+def _responder(cap: Capture, exchange_id: str) -> tuple[str | None, str | None]:
+    """The gateway that answered an exchange, when its response headers name it: (\"LiteLLM 1.110.2\", evidence)."""
+    h = cap.headers[
+        (cap.headers["exchange_id"] == exchange_id)
+        & (cap.headers["direction"] == "response")
+        & (cap.headers["name"] == "x-litellm-version")
+    ]
+    if h.empty:
+        return None, None
+    value = str(h.iloc[0]["value"])
+    return f"LiteLLM {value}", f"{_where(cap, exchange_id)} response header x-litellm-version: {value}"
 
 
 def _link_where(a: Capture, b: Capture, links: tuple) -> str:
@@ -286,16 +323,17 @@ def _interpreted_row(ev: _Evidence, tool: str, f: str) -> dict:
                 if read == "false"
                 else f"echoed {read}"
             )
+            where = f"{_where(cap, r['exchange_id'])} response tools[name={tool}].strict"
+            named, sign = _responder(cap, str(r["exchange_id"]))
+            if named:
+                # the response object came from LiteLLM: the backend behind it is not in this capture
+                answer = (
+                    f"{named} returned a response object echoing strict {read} (sent strict {sent}); "
+                    "the backend behind it is not in this capture"
+                )
+                return _row(f, QUESTIONS[2], answer, "LiteLLM", "serialization", True, [where, sign])
             answer = f"the backend {verb} (sent strict {sent}, echoed strict {read} in its response object)"
-            return _row(
-                f,
-                QUESTIONS[2],
-                answer,
-                "gateway",
-                "serialization",
-                True,
-                [f"{_where(cap, r['exchange_id'])} response tools[name={tool}].strict"],
-            )
+            return _row(f, QUESTIONS[2], answer, "gateway", "serialization", True, [where])
     filled = {c[1].call_id for c in _calls(ev, tool) if c[2]}
     hint = f"; {len(filled)} calls filled every optional field, which a strict reading would force" if filled else ""
     return _row(

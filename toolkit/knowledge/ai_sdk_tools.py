@@ -108,9 +108,7 @@ def _has_lookaround(pattern: str) -> bool:
     return False
 
 
-def normalize_openai_schema(
-    schema: Any, version: str = DEFAULT_VERSION
-) -> tuple[dict[str, Any], list[dict[str, str]]]:
+def normalize_openai_schema(schema: Any, version: str = DEFAULT_VERSION) -> tuple[dict[str, Any], list[dict[str, str]]]:
     """``normalizeOpenAIJsonSchema``: ``(schema as sent, warnings)``; raises ``AiSdkRefusal`` for a
     ``propertyNames`` that is not a string schema. The input is not changed."""
     _check(version)

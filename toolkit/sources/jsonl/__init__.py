@@ -16,7 +16,8 @@ they are tried in this order:
 - ``canonical``: the toolkit's own shape (``request`` / ``response`` objects holding the wire bodies);
 - ``flat``: ad-hoc logs with ``method``, ``url``, ``status``, ``request_*`` and ``response_*`` side by side;
 - ``helicone``: rows of a Helicone ``--format jsonl --include-body`` export;
-- ``litellm``: ``LiteLLM_SpendLogs`` rows.
+- ``litellm``: ``LiteLLM_SpendLogs`` rows;
+- ``litellm_payload``: LiteLLM's ``StandardLoggingPayload`` (what its logging callbacks receive).
 
 ``lines`` streams the file and dispatches each line; ``entry`` turns what a shape read into the
 decoded records; ``fields`` holds the value parsers the shapes share.

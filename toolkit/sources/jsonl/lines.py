@@ -10,7 +10,7 @@ from os import PathLike
 from typing import Any
 
 from toolkit.errors import CaptureError
-from toolkit.sources.jsonl import canonical, flat, helicone, litellm
+from toolkit.sources.jsonl import canonical, flat, helicone, litellm, litellm_payload
 from toolkit.sources.jsonl.entry import Entry, to_decoded
 from toolkit.wire.json_text import json_kind, loads
 from toolkit.wire.records import BAD_ENTRY, BAD_UTF8, DECODER, UNKNOWN_SHAPE, Decoded, EntryCount, Issue, Problem
@@ -27,6 +27,7 @@ _SHAPES: tuple[tuple[Callable[[dict[str, Any]], bool], Callable[[dict[str, Any]]
     (flat.matches, flat.entry),
     (helicone.matches, helicone.entry),
     (litellm.matches, litellm.entry),
+    (litellm_payload.matches, litellm_payload.entry),
 )
 
 

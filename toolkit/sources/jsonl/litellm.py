@@ -16,6 +16,14 @@ These bodies are **LiteLLM-normalised, not wire bytes** (``body_fidelity = "norm
 "not stored" (prompt storage off, or LiteLLM v1.77.2, litellm#15641) and become a
 ``body-missing`` Issue; strings cut at ``MAX_STRING_LENGTH_PROMPT_IN_DB`` (marked
 ``litellm_truncated``) become a ``body-truncated`` Issue.
+
+Checked against real rows built by litellm 1.110.2's own ``get_logging_payload`` (the lab's
+``data/litellm-*/litellm-spend.jsonl``): ``proxy_server_request`` is the request body itself as JSON text
+(no ``url``/``method``/``headers`` wrapper; the wrapper is still read), ``messages`` is ``"{}"`` for
+``aresponses`` calls even with prompt storage on, ``metadata``/``request_tags``/``response`` are JSON
+text, times are ISO 8601 with ``+00:00``. When LiteLLM served a Responses call from a Chat Completions
+backend, the row pairs the client's Responses request with the backend's ``chat.completion``: that
+response is not what the client got, so it is left out with a ``body-missing`` Issue that says so.
 """
 
 from __future__ import annotations
@@ -99,6 +107,15 @@ def entry(obj: dict[str, Any]) -> Entry:
     if not not_stored(request):
         request_text = request if isinstance(request, str) else compact(request)
         e.request_body, e.request_bytes = request_text, len(request_text.encode("utf-8"))
+    if _bridged(call_type, response):
+        e.issues.append(
+            Issue(
+                BODY_MISSING,
+                "LiteLLM bridged this Responses call to Chat Completions: the row's response is the backend's "
+                "chat.completion, not the Responses object the client got, so it is left out",
+            )
+        )
+        response = None
     if not not_stored(response):
         response_text = response if isinstance(response, str) else compact(response)
         e.response_body, e.response_bytes = response_text, len(response_text.encode("utf-8"))
@@ -111,6 +128,15 @@ def entry(obj: dict[str, Any]) -> Entry:
                 )
             )
     return e
+
+
+def _bridged(call_type: str | None, response: Any) -> bool:
+    """A Responses call whose logged response is a Chat Completions object (litellm's chat bridge)."""
+    return (
+        ENDPOINTS.get(call_type or "") == "/responses"
+        and isinstance(response, dict)
+        and response.get("object") == "chat.completion"
+    )
 
 
 def _url(api_base: str | None, call_type: str | None) -> str | None:

@@ -100,6 +100,32 @@ two_hop = table(
 two_hop[two_hop["field"] == "bash.strict"][["question", "answer", "actor", "evidence"]]
 
 # %% [markdown]
+# ## A real gateway: LiteLLM 1.110.2
+#
+# The rewriting proxy above is the lab's stand-in. `data/litellm-*` put the real LiteLLM proxy between the
+# two recorders: pi-ai → recorder → LiteLLM → recorder → stub backend. On its Responses route the body
+# goes through unchanged; when it serves a Responses client from a Chat Completions backend
+# (`use_chat_completions_api`), it rewrites the request. Every change `hops.diff` finds on that route:
+
+# %%
+bridge_front = toolkit.load_capture(DATA / "litellm-responses-to-chat" / "front.har", keep_bodies=True)
+bridge_back = toolkit.load_capture(DATA / "litellm-responses-to-chat" / "back.har", keep_bodies=True)
+bridge = hops.diff(bridge_front, bridge_back)
+bridge[~bridge["kind"].str.startswith("header")][["pair_id", "tool", "path", "kind", "before", "after"]]
+
+# %% [markdown]
+# `strict: false` is written where pi-ai sent no `strict` at all, so the Chat backend reads the tools as
+# non-strict, while the same tools on LiteLLM's Responses route would have reached a backend that reads
+# an absent `strict` as strict. The provenance table names LiteLLM from the `x-litellm-version` header it
+# returns, not "the gateway":
+
+# %%
+litellm = table(
+    captures=[DATA / "litellm-responses-to-chat" / "front.har", DATA / "litellm-responses-to-chat" / "back.har"]
+)
+litellm[litellm["field"] == "bash.strict"][["question", "answer", "actor", "evidence"]]
+
+# %% [markdown]
 # ## On your own setup
 #
 # Record the same traffic on both sides of a proxy (two recorders), load both with `keep_bodies=True`, and

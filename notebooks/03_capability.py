@@ -79,6 +79,23 @@ dsh_image = check(
 dsh_image[["exchange_id", "declared_input", "images_sent", "status", "error_message", "verdict"]]
 
 # %% [markdown]
+# ### The gateway's own declaration
+#
+# DSH's route is one declaration; a LiteLLM proxy in front of the backend has its own (`config.yaml`:
+# `model_info.supports_vision`, or LiteLLM's cost map for the underlying model). Given the gateway's
+# config, the verdict names both sides. Here the gateway declares `gw-coder` text-only, and LiteLLM still
+# forwards the image (its router only prefers deployments that do not declare `supports_vision: false`):
+
+# %%
+gateway = toolkit.load_gateway_config(DATA / "configs" / "litellm-config.yaml")
+with_gateway = check(
+    toolkit.load_settings(DATA / "dsh-image" / "settings.yaml", env={}, dsh=DSH),
+    toolkit.load_capture(DATA / "dsh-image" / "session.jsonl.zstd"),
+    gateway=gateway,
+)
+with_gateway[["exchange_id", "declared_input", "gateway_vision", "gateway_evidence", "verdict"]]
+
+# %% [markdown]
 # ## When the evidence does not fit the settings
 #
 # The after-fix capture judged against the before-fix settings: images went out although the settings
@@ -90,7 +107,8 @@ check(before_settings, toolkit.load_capture(DATA / "after-fix" / "capture.har"))
 # %% [markdown]
 # ## On your own setup
 #
-# * `check(load_settings(path), load_captures(files))` for your settings and captures.
+# * `check(load_settings(path), load_captures(files))` for your settings and captures; add
+#   `gateway=load_gateway_config(path)` when a LiteLLM proxy sits in front of the backend.
 # * `undeclared-but-capable` rows show a model that takes images on another route: declare it there too.
 # * `declared-but-refused-downstream` rows show a declaration the backend does not honour: remove `image`
 #   from that route's `input`, so DSH refuses before anything is persisted.

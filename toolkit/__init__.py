@@ -19,6 +19,7 @@ _LAZY = {
     "InputError": "toolkit.errors",
     "CaptureError": "toolkit.errors",
     "load_settings": "toolkit.layers.config",
+    "load_gateway_config": "toolkit.layers.config",
     "Settings": "toolkit.layers.config",
     "SettingsError": "toolkit.layers.config",
     "suggest_fix": "toolkit.layers.config",

@@ -9,6 +9,7 @@ the ``notebooks`` extra; only the figure of ``verify --format html`` needs it (t
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -216,6 +217,25 @@ def _variants(args) -> int:
     return 0
 
 
+def _attribute(args) -> int:
+    """Which client library sent a capture's tools: exit 0 when a profile reproduces them, 1 when none does."""
+    import pandas as pd
+
+    from toolkit.capture import load_capture
+    from toolkit.layers.serialization import attribute_capture
+
+    table = attribute_capture(load_capture(args.capture, keep_bodies=True, format=args.format), args.exchange)
+    print(table.attrs["verdict"])
+    shown = table if args.all else table[table["match"].fillna(False).astype(bool)]
+    if shown.empty:
+        shown = table.head(3)
+        print("\nclosest:")
+    with pd.option_context("display.width", 250, "display.max_colwidth", 100, "display.max_columns", 20):
+        print()
+        print(shown[["rank", "name", "version", "api", "options", "exact", "tools"]].to_string(index=False))
+    return 0 if table["match"].fillna(False).any() else 1
+
+
 def _formats(args) -> int:
     """Every capture format, in detection order, from the one registry."""
     width = max(len(f.name) for f in registry.FORMATS)
@@ -302,6 +322,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     i.set_defaults(func=_ingest)
 
+    a = sub.add_parser("attribute", help="which client library, version and options sent a capture's tools")
+    a.add_argument("capture", help="a capture file (HAR, JSONL, .mitm, cassette, …)")
+    a.add_argument("--exchange", help="the exchange id (default: the first exchange that sent tools)")
+    a.add_argument("--format", choices=list(CAPTURE_FORMATS), help="force a capture format (default: detected)")
+    a.add_argument("--all", action="store_true", help="list every profile tried, not only the matches")
+    a.set_defaults(func=_attribute)
+
     w = sub.add_parser("variants", help="the strict variants of a DSH tool and what each forces a model to send")
     w.add_argument("--tool", default="bash", choices=list(DSH_TOOL_SCHEMAS), help="the DSH tool")
     w.add_argument(
@@ -327,6 +354,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("agent-contract: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as other tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":

@@ -173,26 +173,9 @@ def variant_view(
     try:
         sent = _flat(convert_tools([definition], api=api, compat=_COMPAT_OBJ[compat], pi_ai=pi_ai)[0])
     except PiAiRefusal as exc:
-        return {
-            **base,
-            "variant": None,
-            "sent": None,
-            "sent_strict": "not sent",
-            "read_as": READ_NOT_SENT,
-            "schema": None,
-            "required": (),
-            "optional": (),
-            "nullable": (),
-            "additional_properties": None,
-            "must_send": f"nothing: pi-ai refuses before sending ({exc})",
-        }
+        return _not_sent(base, f"pi-ai refuses before sending ({exc})")
     state = strict_state(sent)
-    if gateway == "pass-through":
-        name = {"absent": _V_PASS, "null": _V_NULL, "false": _V_FALSE, "true": _V_TRUE}[state]
-    elif gateway == "reads absent as strict":
-        name = {"absent": _V_NORMALISED, "null": _V_NORMALISED, "false": _V_FALSE, "true": _V_TRUE}[state]
-    else:
-        name = _V_TRUE if state == "true" else _V_NORMALISED
+    name = _variant_read(state, gateway)
     row = variants(definition).set_index("variant").loc[name]
     read_as = {_V_TRUE: READ_TRANSFORMED, _V_NORMALISED: READ_NORMALISED}.get(name, READ_NON_STRICT)
     # the schema as the gateway passes it on: what was sent, unless the gateway normalised it
@@ -210,6 +193,32 @@ def variant_view(
         "additional_properties": row["additional_properties"],
         "must_send": row["must_send"],
     }
+
+
+def _not_sent(base: dict, why: str) -> dict:
+    """The view of a side whose client refuses the tool before sending anything."""
+    return {
+        **base,
+        "variant": None,
+        "sent": None,
+        "sent_strict": "not sent",
+        "read_as": READ_NOT_SENT,
+        "schema": None,
+        "required": (),
+        "optional": (),
+        "nullable": (),
+        "additional_properties": None,
+        "must_send": f"nothing: {why}",
+    }
+
+
+def _variant_read(state: str, gateway: str) -> str:
+    """Which row of ``variants`` the model gets for a sent ``strict`` state behind ``gateway``."""
+    if gateway == "pass-through":
+        return {"absent": _V_PASS, "null": _V_NULL, "false": _V_FALSE, "true": _V_TRUE}[state]
+    if gateway == "reads absent as strict":
+        return {"absent": _V_NORMALISED, "null": _V_NORMALISED, "false": _V_FALSE, "true": _V_TRUE}[state]
+    return _V_TRUE if state == "true" else _V_NORMALISED
 
 
 def _adapter_view(
@@ -240,26 +249,9 @@ def _adapter_view(
     try:
         sent = _flat(convert_tools([definition], adapter=f"{adapter}@{version}", api=api, options=settings)[0])
     except adapter_refusals() as exc:
-        return {
-            **base,
-            "variant": None,
-            "sent": None,
-            "sent_strict": "not sent",
-            "read_as": READ_NOT_SENT,
-            "schema": None,
-            "required": (),
-            "optional": (),
-            "nullable": (),
-            "additional_properties": None,
-            "must_send": f"nothing: {p.name} refuses before sending ({exc})",
-        }
+        return _not_sent(base, f"{p.name} refuses before sending ({exc})")
     state = strict_state(sent)
-    if gateway == "pass-through":
-        name = {"absent": _V_PASS, "null": _V_NULL, "false": _V_FALSE, "true": _V_TRUE}[state]
-    elif gateway == "reads absent as strict":
-        name = {"absent": _V_NORMALISED, "null": _V_NORMALISED, "false": _V_FALSE, "true": _V_TRUE}[state]
-    else:
-        name = _V_TRUE if state == "true" else _V_NORMALISED
+    name = _variant_read(state, gateway)
     params = sent.get("parameters") or {}
     if name == _V_TRUE:  # enforced as the adapter sent it (its transform, if any, applied)
         props = list((params.get("properties") or {}) if isinstance(params, dict) else {})

@@ -216,6 +216,36 @@ _VIEW_IMAGE: dict[str, Any] = {
     },
 }
 
+
+def _input_items() -> dict[str, Any]:
+    """The ``items`` parameter ``send_input`` and ``spawn_agent`` share (a fresh copy each time)."""
+    return {
+        "type": "array",
+        "description": "Structured input items. Use this to pass explicit mentions (for example app:// connector paths).",
+        "items": {
+            "type": "object",
+            "properties": {
+                "audio_url": {"type": "string", "description": "Audio data URL when type is audio."},
+                "image_url": {"type": "string", "description": "Image URL when type is image."},
+                "name": {
+                    "type": "string",
+                    "description": "Display name when type is skill or mention.",
+                },
+                "path": {
+                    "type": "string",
+                    "description": "Path when type is local_image/local_audio/skill, or structured mention target such as app://<connector-id> or plugin://<plugin-name>@<marketplace-name> when type is mention.",
+                },
+                "text": {"type": "string", "description": "Text content when type is text."},
+                "type": {
+                    "type": "string",
+                    "description": "Input item type: text, image, local_image, audio, local_audio, skill, or mention.",
+                },
+            },
+            "additionalProperties": False,
+        },
+    }
+
+
 _MULTI_AGENT_V1: dict[str, Any] = {
     "type": "namespace",
     "name": "multi_agent_v1",
@@ -257,31 +287,7 @@ _MULTI_AGENT_V1: dict[str, Any] = {
                         "type": "boolean",
                         "description": "True interrupts the current task and handles this message immediately; false or omitted queues it.",
                     },
-                    "items": {
-                        "type": "array",
-                        "description": "Structured input items. Use this to pass explicit mentions (for example app:// connector paths).",
-                        "items": {
-                            "type": "object",
-                            "properties": {
-                                "audio_url": {"type": "string", "description": "Audio data URL when type is audio."},
-                                "image_url": {"type": "string", "description": "Image URL when type is image."},
-                                "name": {
-                                    "type": "string",
-                                    "description": "Display name when type is skill or mention.",
-                                },
-                                "path": {
-                                    "type": "string",
-                                    "description": "Path when type is local_image/local_audio/skill, or structured mention target such as app://<connector-id> or plugin://<plugin-name>@<marketplace-name> when type is mention.",
-                                },
-                                "text": {"type": "string", "description": "Text content when type is text."},
-                                "type": {
-                                    "type": "string",
-                                    "description": "Input item type: text, image, local_image, audio, local_audio, skill, or mention.",
-                                },
-                            },
-                            "additionalProperties": False,
-                        },
-                    },
+                    "items": _input_items(),
                     "message": {
                         "type": "string",
                         "description": "Legacy plain-text message to send to the agent. Use either message or items.",
@@ -304,31 +310,7 @@ _MULTI_AGENT_V1: dict[str, Any] = {
                         "type": "boolean",
                         "description": "True forks the current thread history into the new agent; false or omitted starts with only the initial prompt.",
                     },
-                    "items": {
-                        "type": "array",
-                        "description": "Structured input items. Use this to pass explicit mentions (for example app:// connector paths).",
-                        "items": {
-                            "type": "object",
-                            "properties": {
-                                "audio_url": {"type": "string", "description": "Audio data URL when type is audio."},
-                                "image_url": {"type": "string", "description": "Image URL when type is image."},
-                                "name": {
-                                    "type": "string",
-                                    "description": "Display name when type is skill or mention.",
-                                },
-                                "path": {
-                                    "type": "string",
-                                    "description": "Path when type is local_image/local_audio/skill, or structured mention target such as app://<connector-id> or plugin://<plugin-name>@<marketplace-name> when type is mention.",
-                                },
-                                "text": {"type": "string", "description": "Text content when type is text."},
-                                "type": {
-                                    "type": "string",
-                                    "description": "Input item type: text, image, local_image, audio, local_audio, skill, or mention.",
-                                },
-                            },
-                            "additionalProperties": False,
-                        },
-                    },
+                    "items": _input_items(),
                     "message": {
                         "type": "string",
                         "description": "Initial plain-text task for the new agent. Use either message or items.",

@@ -22,24 +22,19 @@ raises, so nothing reaches the network. The file is 2-space JSON, byte-identical
 
 from __future__ import annotations
 
-import os
+from loopback import Recorder, loopback_only, offline, serving
 
-os.environ["OPENAI_AGENTS_DISABLE_TRACING"] = "1"
-os.environ["NO_PROXY"] = "*"
-for _var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy", "OPENAI_API_KEY"):
-    os.environ.pop(_var, None)
+offline({"OPENAI_AGENTS_DISABLE_TRACING": "1"})
+loopback_only("lab/record_agents_tools.py")
 
 import argparse  # noqa: E402
 import asyncio  # noqa: E402
 import copy  # noqa: E402
 import json  # noqa: E402
-import socket  # noqa: E402
-import threading  # noqa: E402
 from collections.abc import Callable  # noqa: E402
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer  # noqa: E402
 from importlib.metadata import version  # noqa: E402
 from pathlib import Path  # noqa: E402
-from typing import Any, ClassVar, Literal  # noqa: E402
+from typing import Any, Literal  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "fixtures" / "pi_ai" / "corpus.json"
@@ -49,18 +44,6 @@ USER_TEXT = "List the workspace files."
 APIS = ("responses", "chat")
 STRICTS = (True, False)
 PATHS = {"responses": "/v1/responses", "chat": "/v1/chat/completions"}
-
-_real_connect = socket.socket.connect
-
-
-def _loopback_only(self: socket.socket, address: Any) -> Any:
-    host = address[0] if isinstance(address, tuple) else address
-    if self.family in (socket.AF_INET, socket.AF_INET6) and host not in ("127.0.0.1", "::1"):
-        raise OSError(f"lab/record_agents_tools.py: refused a connection to {address!r} (loopback only)")
-    return _real_connect(self, address)
-
-
-socket.socket.connect = _loopback_only  # type: ignore[method-assign]
 
 from agents import (  # noqa: E402
     Agent,
@@ -124,59 +107,6 @@ def apply_edits(file: str, edits: list[Edit]) -> str:
 
 
 DECORATED: dict[str, Callable[..., str]] = {"decorated/list_files": list_files, "decorated/apply_edits": apply_edits}
-
-CHAT_REPLY = {
-    "id": "chatcmpl-lab",
-    "object": "chat.completion",
-    "created": 0,
-    "model": MODEL,
-    "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}],
-    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-}
-RESPONSES_REPLY = {
-    "id": "resp_lab",
-    "object": "response",
-    "created_at": 0,
-    "status": "completed",
-    "model": MODEL,
-    "output": [
-        {
-            "type": "message",
-            "id": "msg_lab",
-            "status": "completed",
-            "role": "assistant",
-            "content": [{"type": "output_text", "text": "ok", "annotations": []}],
-        }
-    ],
-    "parallel_tool_calls": True,
-    "tool_choice": "auto",
-    "tools": [],
-    "usage": {
-        "input_tokens": 1,
-        "input_tokens_details": {"cached_tokens": 0},
-        "output_tokens": 1,
-        "output_tokens_details": {"reasoning_tokens": 0},
-        "total_tokens": 2,
-    },
-}
-
-
-class Recorder(BaseHTTPRequestHandler):
-    seen: ClassVar[list[dict[str, Any]]] = []
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-        Recorder.seen.append({"method": "POST", "path": self.path, "body": body})
-        reply = RESPONSES_REPLY if self.path.rstrip("/").endswith("/responses") else CHAT_REPLY
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
 
 
 async def _never_called(ctx: Any, arguments: str) -> str:
@@ -266,12 +196,8 @@ async def record_all(base: str) -> list[dict[str, Any]]:
 
 
 def record() -> dict[str, Any]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        cells = asyncio.run(record_all(f"http://127.0.0.1:{server.server_address[1]}/v1"))
-    finally:
-        server.shutdown()
+    with serving(MODEL) as base:
+        cells = asyncio.run(record_all(base))
     return {
         "generator": "lab/record_agents_tools.py",
         "package": "openai-agents",

@@ -17,31 +17,17 @@ off, and any connection that is not to 127.0.0.1 raises, so nothing reaches the 
 
 from __future__ import annotations
 
-import os
+from loopback import LITELLM_ENV, Recorder, loopback_only, offline, serving
 
-# before litellm is imported: the bundled cost map (no fetch from GitHub), no telemetry or proxies
-os.environ.update(
-    {
-        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-        "LITELLM_TELEMETRY": "False",
-        "LITELLM_LOG": "ERROR",
-        "HF_HUB_OFFLINE": "1",
-        "TOKENIZERS_PARALLELISM": "false",
-        "NO_PROXY": "*",
-    }
-)
-for _var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy", "OPENAI_API_KEY"):
-    os.environ.pop(_var, None)
+offline(LITELLM_ENV)  # before litellm is imported
+loopback_only("lab/record_litellm_tools.py")
 
 import argparse  # noqa: E402
 import copy  # noqa: E402
 import json  # noqa: E402
-import socket  # noqa: E402
-import threading  # noqa: E402
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer  # noqa: E402
 from importlib.metadata import version  # noqa: E402
 from pathlib import Path  # noqa: E402
-from typing import Any, ClassVar  # noqa: E402
+from typing import Any  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "fixtures" / "pi_ai" / "corpus.json"
@@ -78,77 +64,12 @@ MODEL = "openai/gw-coder"
 API_KEY = "sk-lab-FAKE-litellm-fixtures-0000000000"
 USER_TEXT = "List the workspace files."
 
-_real_connect = socket.socket.connect
-
-
-def _loopback_only(self: socket.socket, address: Any) -> Any:
-    host = address[0] if isinstance(address, tuple) else address
-    if self.family in (socket.AF_INET, socket.AF_INET6) and host not in ("127.0.0.1", "::1"):
-        raise OSError(f"lab/record_litellm_tools.py: refused a connection to {address!r} (loopback only)")
-    return _real_connect(self, address)
-
-
-socket.socket.connect = _loopback_only  # type: ignore[method-assign]
-
 import litellm  # noqa: E402
 
 litellm.telemetry = False
 litellm.callbacks = []
 litellm.success_callback = []
 litellm.failure_callback = []
-
-CHAT_REPLY = {
-    "id": "chatcmpl-lab",
-    "object": "chat.completion",
-    "created": 0,
-    "model": "gw-coder",
-    "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}],
-    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-}
-RESPONSES_REPLY = {
-    "id": "resp_lab",
-    "object": "response",
-    "created_at": 0,
-    "status": "completed",
-    "model": "gw-coder",
-    "output": [
-        {
-            "type": "message",
-            "id": "msg_lab",
-            "status": "completed",
-            "role": "assistant",
-            "content": [{"type": "output_text", "text": "ok", "annotations": []}],
-        }
-    ],
-    "parallel_tool_calls": True,
-    "tool_choice": "auto",
-    "tools": [],
-    "usage": {
-        "input_tokens": 1,
-        "input_tokens_details": {"cached_tokens": 0},
-        "output_tokens": 1,
-        "output_tokens_details": {"reasoning_tokens": 0},
-        "total_tokens": 2,
-    },
-}
-
-
-class Recorder(BaseHTTPRequestHandler):
-    seen: ClassVar[list[dict[str, Any]]] = []
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-        Recorder.seen.append({"method": "POST", "path": self.path, "body": body})
-        reply = RESPONSES_REPLY if self.path.rstrip("/").endswith("/responses") else CHAT_REPLY
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
 
 
 def shaped(api: str, tool: dict[str, Any], strict: bool | None) -> dict[str, Any]:
@@ -179,11 +100,8 @@ def call(api: str, tool: dict[str, Any], base: str) -> None:
 def record() -> dict[str, Any]:
     corpus = {t["id"]: t["tool"] for t in json.loads(CORPUS.read_text(encoding="utf-8"))["tools"]}
     corpus.update(LAB_TOOLS)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}/v1"
     cells = []
-    try:
+    with serving("gw-coder") as base:
         for api in APIS:
             for strict in STRICTS:
                 for tool_id in (*TOOL_IDS, *LAB_TOOLS):
@@ -208,8 +126,6 @@ def record() -> dict[str, Any]:
                             "tools": requests[-1]["body"].get("tools") if requests else None,
                         }
                     )
-    finally:
-        server.shutdown()
     return {
         "generator": "lab/record_litellm_tools.py",
         "litellm": version("litellm"),

@@ -73,19 +73,24 @@ class _Scripted(BaseHTTPRequestHandler):
                 "content": [{"type": "output_text", "text": "Refused: " + text.splitlines()[0], "annotations": []}],
             }
         response = {"id": f"resp_{n:04d}", "object": "response", "status": "in_progress", "model": body.get("model")}
-        w = gateway.ResponsesWriter(response)
-        w.start()
-        w.item(0, item)
-        w.emit(
-            "response.completed",
-            response=w.snapshot(status="completed", output=[item], usage=gateway.usage_responses(body, [item])),
-        )
-        data = "".join(w.sse()).encode("utf-8")
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        answer_stream(self, body, response, item)
+
+
+def answer_stream(handler: BaseHTTPRequestHandler, body: dict, response: dict, item: dict) -> None:
+    """Answer ``body`` with a Responses stream of the one output ``item`` (the lab gateway's writer)."""
+    w = gateway.ResponsesWriter(response)
+    w.start()
+    w.item(0, item)
+    w.emit(
+        "response.completed",
+        response=w.snapshot(status="completed", output=[item], usage=gateway.usage_responses(body, [item])),
+    )
+    data = "".join(w.sse()).encode("utf-8")
+    handler.send_response(200)
+    handler.send_header("content-type", "text/event-stream")
+    handler.send_header("content-length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
 
 
 def _codex_binary(tmp: Path) -> Path:

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import ClassVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from codex_rollouts import VERSION, _codex_binary, gateway  # the same binary; the lab gateway event writer
+from codex_rollouts import VERSION, _codex_binary, answer_stream  # the same binary and stream writer
 
 REPO = Path(__file__).resolve().parent.parent
 PROMPT = "say ok"
@@ -81,19 +81,7 @@ class _Upstream(BaseHTTPRequestHandler):
             "status": "completed",
             "content": [{"type": "output_text", "text": "ok", "annotations": []}],
         }
-        w = gateway.ResponsesWriter({"id": "resp_0001", "object": "response", "status": "in_progress"})
-        w.start()
-        w.item(0, item)
-        w.emit(
-            "response.completed",
-            response=w.snapshot(status="completed", output=[item], usage=gateway.usage_responses(body, [item])),
-        )
-        data = "".join(w.sse()).encode("utf-8")
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        answer_stream(self, body, {"id": "resp_0001", "object": "response", "status": "in_progress"}, item)
 
 
 def _cells() -> list[dict]:

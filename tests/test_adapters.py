@@ -1,6 +1,6 @@
 """The adapter registry (``toolkit.knowledge.adapters``) and layer 2's front over it: ``convert_tools(...,
 adapter=…)``, ``compare(..., adapter=…)`` and ``attribute``, checked against every recorded cell of the
-pi-ai, AI SDK and LiteLLM fixtures and against the bundled captures."""
+pi-ai, AI SDK, LiteLLM, Agents SDK and Codex fixtures and against the bundled captures."""
 
 from __future__ import annotations
 
@@ -29,6 +29,8 @@ PI_CORPUS = {t["id"]: t["tool"] for t in load("pi_ai/corpus.json")["tools"]}
 AI = load("ai_sdk/wire.json")
 AI_DEFS = {d["name"]: d for d in AI["definitions"]}
 LITELLM = load("litellm/wire.json")
+AGENTS = load("agents_sdk/wire.json")
+CODEX = load("codex/tools-0.171.0.json")
 
 
 def same(a, b) -> bool:
@@ -290,3 +292,68 @@ def test_capture_tools_rebuilt_from_the_frames_match_the_bodies_but_for_descript
     assert [{k: v for k, v in t.items() if k != "description"} for t in exact] == rebuilt
     with pytest.raises(toolkit.errors.InputError, match="exchange 'nope' sent no tools"):
         capture_tools(frames_only, "nope")
+
+
+# ---- the Agents SDK and Codex CLI profiles
+
+
+def test_both_profiles_are_in_this_build():
+    assert {p.id for p in adapters.available()} == set(adapters.PROFILES)
+    assert adapters.parse("agents-sdk")[1] == AGENTS["version"]
+    assert adapters.parse("codex")[1] == CODEX["codex"]
+
+
+AGENT_CELLS = [c for c in AGENTS["cells"] if isinstance(c["tools"], list) and c["tools"]]
+
+
+@pytest.mark.parametrize(
+    "cell",
+    AGENT_CELLS,
+    ids=[f"{c['api']}-{c['strict_json_schema']}-{c['built_with']}-{c['tool']}" for c in AGENT_CELLS],
+)
+def test_attribute_finds_each_agents_sdk_cell_among_the_exact_matches(cell):
+    table = attribute(cell["tools"], cell["given"], api=cell["api"])
+    label = adapters.describe_options("agents-sdk", {"strict_json_schema": cell["strict_json_schema"]})
+    assert_attributed(table, ("agents-sdk", AGENTS["version"], cell["api"], label))
+
+
+def test_the_agents_sdk_front_reproduces_a_cell():
+    cell = next(c for c in AGENT_CELLS if c["built_with"] == "FunctionTool" and c["strict_json_schema"])
+    got = convert_tools(cell["given"], adapter="agents-sdk", api=cell["api"], options={"strict_json_schema": True})
+    assert json.dumps(got, ensure_ascii=False) == json.dumps(cell["tools"], ensure_ascii=False)
+
+
+def _codex_cells():
+    module = adapters.profile("codex").load()
+    out = []
+    for c in CODEX["cells"]:
+        s = c["settings"]
+        if c["request"] is None or s.get("features") or s.get("web_search") is not None or s.get("model") != "gw-coder":
+            continue
+        if s.get("sandbox_mode") in module.SANDBOX_MODES and s.get("approval_policy") in module.APPROVAL_POLICIES:
+            out.append(c)
+    return out
+
+
+CODEX_CELLS = _codex_cells()
+
+
+def test_the_codex_grid_is_recorded():
+    assert len(CODEX_CELLS) >= 6
+
+
+@pytest.mark.parametrize("cell", CODEX_CELLS, ids=[c["id"] for c in CODEX_CELLS])
+def test_attribute_finds_each_codex_cell_among_the_exact_matches(cell):
+    tools = cell["request"]["tools"]
+    table = attribute(tools, api="responses")  # Codex sends its own tools: matched by name
+    s = cell["settings"]
+    label = adapters.describe_options("codex", {"sandbox": s["sandbox_mode"], "approval": s["approval_policy"]})
+    assert_attributed(table, ("codex", CODEX["codex"], "responses", label))
+
+
+def test_a_tool_codex_does_not_send_is_said_to_be_none_of_its_own():
+    odd = {"type": "function", "name": "not_codex", "description": "x", "parameters": {"type": "object"}}
+    table = attribute([odd], api="responses")
+    codex = table[table["adapter"] == "codex"]
+    assert not codex["match"].any()
+    assert all(d == ("not_codex: $ not a Codex CLI tool",) for d in codex["differences"])

@@ -23,19 +23,9 @@ from __future__ import annotations
 
 import os
 
-# before litellm is imported: the bundled cost map (no fetch from GitHub), no telemetry or proxies
-os.environ.update(
-    {
-        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-        "LITELLM_TELEMETRY": "False",
-        "LITELLM_LOG": "ERROR",
-        "HF_HUB_OFFLINE": "1",
-        "TOKENIZERS_PARALLELISM": "false",
-        "NO_PROXY": "*",
-    }
-)
-for _var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy", "OPENAI_API_KEY"):
-    os.environ.pop(_var, None)
+from loopback import LITELLM_ENV, loopback_only, offline
+
+offline(LITELLM_ENV)  # before litellm is imported
 
 import argparse  # noqa: E402
 import copy  # noqa: E402
@@ -83,20 +73,6 @@ IMAGE = [
 TEXT = [{"role": "user", "content": "List the workspace files."}]
 TOOL = {"type": "function", "function": {"name": "bash", "parameters": {"type": "object", "properties": {}}}}
 TRIES = 16  # requests per kind: the set of deployments they reached (the router shuffles among candidates)
-
-
-def _loopback_only() -> None:
-    import socket
-
-    real = socket.socket.connect
-
-    def connect(self: socket.socket, address: Any) -> Any:
-        host = address[0] if isinstance(address, tuple) else address
-        if self.family in (socket.AF_INET, socket.AF_INET6) and host not in ("127.0.0.1", "::1"):
-            raise OSError(f"lab/record_litellm_config.py: refused a connection to {address!r} (loopback only)")
-        return real(self, address)
-
-    socket.socket.connect = connect  # type: ignore[method-assign]
 
 
 def _error(exc: BaseException) -> dict[str, str]:
@@ -157,7 +133,7 @@ def record_one(path: Path) -> dict[str, Any]:
     """Everything LiteLLM decides for one config file (run in a fresh process)."""
     import yaml
 
-    _loopback_only()
+    loopback_only("lab/record_litellm_config.py")
     import litellm
     from litellm import Router
     from litellm.router_rust.steps.precall import declares_no_vision
@@ -235,7 +211,7 @@ def _call(fn: Any, model: Any) -> Any:
 
 
 def cost_map() -> dict[str, Any]:
-    _loopback_only()
+    loopback_only("lab/record_litellm_config.py")
     import litellm
 
     return {k: {f: litellm.model_cost.get(k, {}).get(f) for f in COST_MAP_FIELDS} for k in COST_MAP_KEYS}

@@ -138,7 +138,7 @@ lab/dsh-headless/node_modules/.installed: lab/dsh-headless/package.json lab/dsh-
 # Re-pin every package after changing pyproject.toml dependencies.
 lock: $(STAMP)
 	$(BIN)/pip install --quiet uv
-	$(BIN)/python -m uv pip compile pyproject.toml --extra notebooks --extra test --extra dev --universal --python-version 3.11 --no-header -o requirements.lock
+	$(BIN)/python -m uv pip compile pyproject.toml --extra notebooks --extra test --extra dev --extra scale --extra bench --universal --python-version 3.11 --no-header -o requirements.lock
 	sed -i '1i # Every package pinned, so nbval sees the same outputs everywhere. Regenerate with `make lock`.' requirements.lock
 
 clean:

@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 import toolkit
-from toolkit.analysis.triage import errors
+from toolkit.analysis import questions
 from toolkit.present import plots
 from toolkit.present.widgets import CaptureExplorer
 
@@ -29,8 +29,10 @@ day.summary()
 # ## Errors, placed in their layer
 
 # %%
-errs = errors(day)
-errs.groupby(["layer", "rule_id"], observed=True).size().rename("errors").to_frame()
+by_route = questions.errors_by_layer_route(day)  # triage.errors, counted per endpoint, layer and rule
+by_route.pivot_table(
+    index=["layer", "rule_id"], columns="endpoint", values="errors", aggfunc="sum", fill_value=0, observed=True
+)
 
 # %%
 fig, ax = plt.subplots(figsize=(10, 4))
@@ -54,7 +56,7 @@ hourly
 # ## Latency
 
 # %%
-day.exchanges.groupby(["endpoint", "terminal"], observed=True)["duration_ms"].describe()[["count", "50%", "max"]]
+questions.latency_by_terminal(day)
 
 # %% [markdown]
 # ## Which routes sent which `strict`
@@ -64,21 +66,24 @@ fig, ax = plt.subplots(figsize=(8, 3.5))
 plots.strict_matrix(day, ax=ax)
 plt.show()
 
+# %%
+questions.strict_by_endpoint(day)
+
 # %% [markdown]
-# The `gateway` route sends no `strict` at all, and it is the route whose calls fill every optional field.
+# The `gateway` route sends no `strict` at all and `codex-proxy` sends `strict: null`: theirs are the
+# calls that fill every optional field of `bash`, many of them with an empty `justification`. Per
+# endpoint, tool and optional field of the tool's schema: how many calls could fill it, how many did,
+# and how many with an empty value (`""`, `null` or `"null"`).
 
 # %%
-calls = day.calls.merge(day.exchanges[["exchange_id", "endpoint"]], on="exchange_id")
-calls["justification"] = calls["arguments"].map(lambda a: a.get("justification") if isinstance(a, dict) else None)
-calls.groupby("endpoint", observed=True)["justification"].agg(
-    calls="size", empty_justification=lambda s: int((s == "").sum())
-)
+questions.filled_optional(day)
 
 # %% [markdown]
 # ## Which requests carried images
 
 # %%
-images = day.inputs[day.inputs["part_type"] == "input_image"].merge(
+parts = day.input_parts  # each part once; inputs_wide puts them back in every request that sent them
+images = day.inputs_wide(parts=parts[parts["part_type"] == "input_image"]).merge(
     day.exchanges[["exchange_id", "endpoint", "model", "status"]]
 )
 images.groupby(["endpoint", "model", "status"], observed=True).size().rename("image parts").to_frame()
@@ -93,7 +98,30 @@ images.groupby(["endpoint", "model", "status"], observed=True).size().rename("im
 CaptureExplorer(day)
 
 # %% [markdown]
+# ## The same questions in DuckDB
+#
+# For a log that does not fit in pandas: `agent-contract ingest` (or `toolkit.capture.dataset.ingest`)
+# streams it into a Parquet dataset in bounded memory, partitioned by source and day, and
+# `toolkit.analysis.sql` answers the same four questions in DuckDB over the files (the `scale` extra),
+# returning the same frames. Only distinct errors come back to Python for triage.
+
+# %%
+import tempfile
+
+from toolkit.analysis import sql
+from toolkit.capture import dataset
+
+out = Path(tempfile.mkdtemp()) / "busy-day"
+entry = dataset.ingest(Path("..") / "data" / "busy-day" / "gateway.jsonl", out, progress=False)
+print(entry["records"], "records;", {frame: n for frame, n in entry["rows"].items() if n})
+in_duckdb = sql.errors_by_layer_route(out)
+pd.testing.assert_frame_equal(in_duckdb, by_route)  # the same answer as pandas gave above
+in_duckdb.groupby("layer", observed=True)["errors"].sum().to_frame()
+
+# %% [markdown]
 # ## On your own logs
 #
 # `load_capture` reads the toolkit's JSONL shape, LiteLLM spend logs and Helicone JSONL exports
-# (see the README); `errors(capture)` places every error, and the three plots take any capture.
+# (see the README); `triage.errors(capture)` places every error, `toolkit.analysis.questions` answers
+# this notebook's questions for any capture (`toolkit.analysis.sql` for a Parquet dataset), and the three
+# plots take any capture.

@@ -57,7 +57,7 @@ def test_bundled_data_reads_without_loss():
     # the three failures of the incident are visible in the raw frames
     assert "absent" in set(cap.tools["strict_state"])
     assert (cap.calls["arguments"].map(lambda a: isinstance(a, dict) and a.get("justification") == "")).any()
-    assert cap.inputs["image_dropped"].any()
+    assert cap.inputs_wide()["image_dropped"].any()
     assert (cap.tool_results["text"] == "Error: invalid justification: expected a non-empty sentence").any()
 
 

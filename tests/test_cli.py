@@ -12,7 +12,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pandas as pd
 import pytest
 from conftest import REPO
 from jsonschema import Draft202012Validator
@@ -191,20 +190,6 @@ def test_html_report_is_one_self_contained_file(capsys, tmp_path):
     assert not re.search(r'(src|href)="https?://', html)
     assert 'src="data:image/png;base64,' in html and "invalid justification: expected a non-empty sentence" in html
     assert "sk-lab-FAKE" not in html
-
-
-def test_ingest_writes_parquet_and_a_manifest(capsys, tmp_path):
-    code, _, err = run(capsys, "ingest", "data/dsh-before-fix", "--out", str(tmp_path))
-    assert code == 0, err
-    manifest = json.loads((tmp_path / "manifest.json").read_text())
-    assert set(manifest["frames"]) >= {"exchanges", "tools", "calls", "events", "tool_results", "problems"}
-    calls = pd.read_parquet(tmp_path / "calls.parquet")
-    assert len(calls) == manifest["frames"]["calls"]["rows"] == 12  # har, mitm, gateway log and session: 3 each
-    assert "arguments" in manifest["frames"]["calls"]["json_columns"]
-    assert json.loads(calls["arguments"].iloc[0])["justification"] == ""
-    assert "skipped" in err and "dsh-run.json" in err  # not silently dropped
-    headers = pd.read_parquet(tmp_path / "headers.parquet")
-    assert set(headers.loc[headers["name"] == "authorization", "value"]) == {"<redacted>"}
 
 
 def test_summary_and_config(capsys):

@@ -46,17 +46,19 @@ def test_session_call_ids_are_the_wire_call_ids():
 def test_each_step_s_inputs_are_what_entered_the_context_since_the_step_before():
     cap = toolkit.load_capture(DATA / "dsh-image" / "session.jsonl.zstd")
     steps = list(cap.exchanges["exchange_id"])
-    first = cap.inputs[cap.inputs["exchange_id"] == steps[0]]
+    inputs = cap.inputs_wide()
+    first = inputs[inputs["exchange_id"] == steps[0]]
     task = json.loads((DATA / "dsh-image" / "dsh-run.json").read_text(encoding="utf-8"))["argv"][-1]
     assert list(first["item_type"]) == ["message", "message"] and first["text"].iloc[0] == task
     for step, result in zip(steps[1:], cap.tool_results.itertuples(), strict=True):
-        rows = cap.inputs[(cap.inputs["exchange_id"] == step) & (cap.inputs["part_type"] == "text")]
+        rows = inputs[(inputs["exchange_id"] == step) & (inputs["part_type"] == "text")]
         assert list(rows["call_id"]) == [result.call_id] and rows["text"].iloc[0] == result.text
 
 
 def test_an_image_a_tool_read_is_an_input_of_the_next_step_with_its_size():
     cap = toolkit.load_capture(DATA / "dsh-image" / "session.jsonl.zstd")
-    (image,) = cap.inputs[cap.inputs["part_type"] == "image"].itertuples()
+    inputs = cap.inputs_wide()
+    (image,) = inputs[inputs["part_type"] == "image"].itertuples()
     assert image.exchange_id == cap.exchanges["exchange_id"].iloc[-1] and image.media_type == "image/png"
     # the same image, as pi-ai put it on the wire in the same run
     (url,) = [

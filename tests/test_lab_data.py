@@ -77,8 +77,9 @@ def test_before_fix_strict_absent_image_dropped_and_filled_fields(view):
     cap = load("before-fix", view)
     assert len(cap.exchanges) == 4 and set(cap.exchanges["status"]) == {200}
     assert set(cap.tools["strict_state"]) == {"absent"} and set(cap.tools["name"]) == {"bash", "read_image"}
-    user = cap.inputs[(cap.inputs["role"] == "user")]
-    assert user["image_dropped"].any() and not (cap.inputs["part_type"] == "input_image").any()
+    inputs = cap.inputs_wide()
+    user = inputs[(inputs["role"] == "user")]
+    assert user["image_dropped"].any() and not (inputs["part_type"] == "input_image").any()
     assert set(user.loc[user["image_dropped"], "text"]) == {"(image omitted: model does not support images)"}
     calls = list(zip(cap.calls["name"], cap.calls["arguments"]))
     assert calls == [
@@ -86,7 +87,7 @@ def test_before_fix_strict_absent_image_dropped_and_filled_fields(view):
         ("bash", {**FILLED, "justification": "Listing the workspace needs full access to every directory."}),
         ("read_image", {"file_path": "screenshot.png"}),
     ]
-    outputs = cap.inputs[cap.inputs["item_type"] == "function_call_output"].drop_duplicates("call_id")
+    outputs = inputs[inputs["item_type"] == "function_call_output"].drop_duplicates("call_id")
     assert list(outputs["text"]) == [EMPTY_JUSTIFICATION, SAME_MODE, NO_IMAGE]
 
 
@@ -114,9 +115,10 @@ def test_before_fix_gateway_read_absent_as_strict():
 def test_after_fix_strict_false_image_sent_ordinary_call(view):
     cap = load("after-fix", view)
     assert set(cap.tools["strict_state"]) == {"false"}
-    images = cap.inputs[cap.inputs["part_type"] == "input_image"]
+    inputs = cap.inputs_wide()
+    images = inputs[inputs["part_type"] == "input_image"]
     assert len(images) == 2 and set(images["media_type"]) == {"image/png"}
-    assert set(images["byte_size"]) == {len(scenarios.SCREENSHOT)} and not cap.inputs["image_dropped"].any()
+    assert set(images["byte_size"]) == {len(scenarios.SCREENSHOT)} and not inputs["image_dropped"].any()
     assert cap.calls["arguments"].tolist() == [ORDINARY]
     assert list(cap.exchanges["terminal"]) == ["completed", "completed"]
 
@@ -178,7 +180,7 @@ def test_busy_day_mix():
     assert set(cap.tools["strict_state"]) == {"absent", "null", "false"}
     span = ex["started_at"].max() - ex["started_at"].min()
     assert span > pd.Timedelta(hours=10) and ex["started_at"].is_monotonic_increasing
-    assert (cap.inputs["part_type"] == "input_image").any()
+    assert (cap.inputs_wide()["part_type"] == "input_image").any()
     assert (cap.calls["arguments"].map(lambda a: a.get("justification") == "" if isinstance(a, dict) else False)).any()
 
 
@@ -189,7 +191,9 @@ def test_only_fake_keys_were_recorded_and_none_survive_redaction():
             auth = set(raw.loc[raw["name"] == "authorization", "value"])
             assert auth and all(a.startswith(("Bearer sk-lab-FAKE-", "Bearer eyJ")) for a in auth), (folder, view)
             red = load(folder, view)
-            text = "\n".join(getattr(red, n).astype(str).to_csv() for n in ("exchanges", "headers", "calls", "inputs"))
+            text = "\n".join(
+                getattr(red, n).astype(str).to_csv() for n in ("exchanges", "headers", "calls", "input_parts")
+            )
             assert "sk-lab-FAKE" not in text and "acct-lab-fake" not in text, (folder, view)
 
 

@@ -104,7 +104,7 @@ def test_key_like_values_are_redacted(tmp_path):
     path.write_text(json.dumps(row) + "\n", encoding="utf-8")
     cap = toolkit.load_capture(path, keep_bodies=True)
     assert len(cap.exchanges) == 1 and cap.redacted > 0
-    for name in ("exchanges", "inputs", "bodies", "tools", "calls", "headers"):
+    for name in ("exchanges", "inputs", "input_parts", "bodies", "tools", "calls", "headers"):
         assert key not in getattr(cap, name).to_csv(), name
 
 

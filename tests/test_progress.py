@@ -9,6 +9,7 @@ import pytest
 
 import toolkit
 from toolkit.capture import load as capture
+from toolkit.capture import progress
 
 
 def _log(tmp_path, n=600):
@@ -24,7 +25,7 @@ def _log(tmp_path, n=600):
 @pytest.fixture
 def fast_clock(monkeypatch):
     ticks = itertools.count(0, 1.0)  # every reading of the clock is one second later
-    monkeypatch.setattr(capture.time, "monotonic", lambda: next(ticks))
+    monkeypatch.setattr(progress.time, "monotonic", lambda: next(ticks))
 
 
 def test_progress_is_shown_when_asked(tmp_path, capsys, fast_clock):

@@ -178,7 +178,9 @@ def test_redaction_must_be_turned_off_explicitly(tmp_path):
 
 
 def cap_text(cap) -> str:
-    return "\n".join(getattr(cap, n).to_csv() for n in ("exchanges", "tools", "calls", "inputs", "headers", "problems"))
+    return "\n".join(
+        getattr(cap, n).to_csv() for n in ("exchanges", "tools", "calls", "input_parts", "headers", "problems")
+    )
 
 
 def test_mitmproxy_failed_flow_has_status_0_and_error(tmp_path):
@@ -379,7 +381,7 @@ def test_a_bad_byte_inside_a_body_keeps_every_entry_and_names_the_byte(tmp_path)
     (p,) = cap.problems.itertuples()
     assert (p.kind, p.location, p.exchange_id) == ("bad-utf8", "entry 1", cap.exchanges.exchange_id[1])
     assert p.message.startswith(f"byte {second}: ")
-    assert "\ufffdun the tool once." in str(cap.inputs.text[1])
+    assert "\ufffdun the tool once." in str(cap.inputs_wide().text[1])
 
 
 def test_an_entry_with_a_nan_literal_is_lost_alone(tmp_path):

@@ -284,7 +284,7 @@ NO_TEE = {"5.1.1", "5.2", "5.3.0", "6.0.2"}
 PORTLESS_HOST = {"5.1.1", "5.2", "5.3.0"}
 CURRENT_FIXTURE = FIXTURES / "mitm" / "mitmproxy-11.0.2.mitm"
 # Columns that differ between two recordings of the same traffic: the file's name and the recorded times.
-_PER_RUN = {"exchange_id", "source", "started_at", "duration_ms"}
+_PER_RUN = {"exchange_id", "first_exchange_id", "source", "started_at", "duration_ms"}
 
 
 def _versions(path):
@@ -301,7 +301,7 @@ def _comparable(cap):
     from toolkit.capture.frames import CAPTURE
 
     out = {}
-    for name in ("exchanges", "calls", "tools", "inputs", "headers", "problems"):
+    for name in ("exchanges", "calls", "tools", "inputs", "input_parts", "headers", "problems"):
         frame = getattr(cap, name)
         assert CAPTURE[name].mismatches(frame) == [], name
         out[name] = frame.drop(columns=[c for c in frame.columns if c in _PER_RUN]).reset_index(drop=True)

@@ -367,9 +367,8 @@ def test_errors_busy_day_every_error_classified():
     assert (everything["layer"] != "unknown").all() and (everything["rule_id"] != "unknown").all()
     # DSH's refusals reach a gateway log only as outputs sent back in later requests: one row per call
     outputs = everything[everything["kind"] == "tool-output"]
-    sent_back = cap.inputs[
-        (cap.inputs["item_type"] == "function_call_output") & cap.inputs["text"].str.startswith("Error: ")
-    ]
+    inputs = cap.inputs_wide()
+    sent_back = inputs[(inputs["item_type"] == "function_call_output") & inputs["text"].str.startswith("Error: ")]
     assert len(outputs) == sent_back["call_id"].nunique() and outputs["call_id"].is_unique
     assert set(outputs["layer"]) == {"runtime-policy"}
     assert set(outputs["rule_id"]) == {"dsh-invalid-justification", "dsh-escalation-same-mode"}

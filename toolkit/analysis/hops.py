@@ -148,9 +148,10 @@ class _Req:
 def _fingerprint(capture: Capture) -> dict[str, tuple]:
     """exchange id → (the user and tool-output texts, in order; the tool names): what a proxy rarely rewrites."""
     http = capture.exchanges[capture.exchanges["method"].notna()]
-    inputs = capture.inputs[capture.inputs["exchange_id"].isin(set(http["exchange_id"]))]
+    parts = capture.input_parts
+    said = parts[parts["role"].astype(str).ne("system") & parts["text"].notna()]
     texts = (
-        inputs[inputs["role"].astype(str).ne("system") & inputs["text"].notna()]
+        capture.inputs_wide(["text"], exchange_ids=set(http["exchange_id"]), parts=said)
         .groupby("exchange_id", sort=False)["text"]
         .agg(lambda s: tuple(t[:200] for t in s))
     )

@@ -462,9 +462,9 @@ def _validated_row(ev: _Evidence, tool: str, f: str) -> dict:
                 [where + " tool/result"],
             )
     for cap in ev.hops:
-        out = cap.inputs[
-            (cap.inputs["item_type"] == "function_call_output")
-            & cap.inputs["text"].str.startswith(ERROR_PREFIX, na=False)
+        parts = cap.input_parts  # in the order first sent: out's first row is the earliest output
+        out = parts[
+            (parts["item_type"] == "function_call_output") & parts["text"].str.startswith(ERROR_PREFIX, na=False)
         ]
         calls = set(cap.calls.loc[cap.calls["name"] == tool, "call_id"])
         out = out[out["call_id"].isin(calls)]
@@ -479,7 +479,7 @@ def _validated_row(ev: _Evidence, tool: str, f: str) -> dict:
                 "execution",
                 False,
                 [
-                    f"{_where(cap, out.iloc[0]['exchange_id'])} function_call_output {out.iloc[0]['call_id']}",
+                    f"{_where(cap, out.iloc[0]['first_exchange_id'])} function_call_output {out.iloc[0]['call_id']}",
                     "a DSH session log would settle who validated them",
                 ],
             )
@@ -597,8 +597,9 @@ def _image_rows(ev: _Evidence, model: str) -> list[dict]:
             )
             return rows
     for cap in ev.hops[:1]:
-        dropped = cap.inputs[cap.inputs["image_dropped"].fillna(False)]
-        sent = cap.inputs[cap.inputs["part_type"] == "input_image"]
+        parts = cap.input_parts
+        dropped = cap.inputs_wide([], parts=parts[parts["image_dropped"].fillna(False)])
+        sent = cap.inputs[cap.inputs["part_id"].isin(parts.loc[parts["part_type"] == "input_image", "part_id"])]
         if len(dropped):
             rows.append(
                 _row(

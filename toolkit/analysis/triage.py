@@ -44,7 +44,11 @@ _KNOWLEDGE = "toolkit.knowledge"
 
 # problems-frame kinds that are errors of the traffic itself, not of reading the file
 ERROR_PROBLEM_KINDS = ("stream-cut", "sse-frame", "flow-error", "gateway-failure", "retried")
-_ERROR_TERMINALS = ("http-error", "failed", "cut")
+#: the terminal states of an exchange that count as an error
+ERROR_TERMINALS = ("http-error", "failed", "cut")
+#: Values of a filled optional field that say nothing: what a model sends for a field it had to fill
+#: (the tool reached it as strict) and had nothing for (``""``, JSON ``null``, the text ``"null"``).
+EMPTY_FILLS = ("", None, "null")
 
 ERRORS = declare(
     "triage.errors",
@@ -341,7 +345,8 @@ def _missing(value) -> bool:
 
 # ---- every error in a capture -------------------------------------------------------------------
 
-_RETRIED = re.compile(r"^an attempt finished '[^']*' \((?P<code>[^:()]+): (?P<message>.*)\) and the step was retried$")
+#: a retried step's problem text: the error of the attempt that was retried
+RETRIED = re.compile(r"^an attempt finished '[^']*' \((?P<code>[^:()]+): (?P<message>.*)\) and the step was retried$")
 
 
 def errors(capture, *, rules: list[Rule] | None = None):
@@ -384,7 +389,7 @@ def errors(capture, *, rules: list[Rule] | None = None):
         )
 
     status = ex["status"].astype("Float64")
-    failed = ex["terminal"].isin(_ERROR_TERMINALS).fillna(False) | (status >= 400).fillna(False)
+    failed = ex["terminal"].isin(ERROR_TERMINALS).fillna(False) | (status >= 400).fillna(False)
     gateway_failures = set(probs.loc[probs["kind"] == "gateway-failure", "exchange_id"].dropna())
     failed |= ex["exchange_id"].isin(gateway_failures)
     represented = set()
@@ -407,21 +412,21 @@ def errors(capture, *, rules: list[Rule] | None = None):
     # An HTTP capture holds DSH's refusals only as the function_call_output sent back in the next
     # request (and again in every later one): one row per call, at the first request that carried it.
     seen_calls = set(results["call_id"].dropna())
-    outputs = capture.inputs[
-        (capture.inputs["item_type"] == "function_call_output")
-        & capture.inputs["text"].str.startswith(ERROR_PREFIX, na=False)
+    parts = capture.input_parts  # in the order first sent: a part's first request is first_exchange_id
+    outputs = parts[
+        (parts["item_type"] == "function_call_output") & parts["text"].str.startswith(ERROR_PREFIX, na=False)
     ]
     for r in outputs.itertuples(index=False):
         if _missing(r.call_id) or r.call_id in seen_calls:
             continue
         seen_calls.add(r.call_id)
-        source, location = where.get(r.exchange_id, (None, None))
-        add(source, r.exchange_id, location, r.call_id, "tool-output", None, None, r.text)
+        source, location = where.get(r.first_exchange_id, (None, None))
+        add(source, r.first_exchange_id, location, r.call_id, "tool-output", None, None, r.text)
 
     for p in probs[probs["kind"].isin(ERROR_PROBLEM_KINDS)].itertuples(index=False):
         if not _missing(p.exchange_id) and p.exchange_id in represented:
             continue
-        inner = _RETRIED.match(p.message or "") if p.kind == "retried" else None
+        inner = RETRIED.match(p.message or "") if p.kind == "retried" else None
         if inner:  # classify what the failed attempt said, keep the toolkit's sentence as the message
             add(
                 p.source,
@@ -485,7 +490,12 @@ class _Evidence:
             state = None if _missing(t.strict_state) else str(t.strict_state)
             self.sent.setdefault((t.exchange_id, t.name), (schemas.get(t.schema_hash), state))
         self.calls = capture.calls
-        self.inputs = capture.inputs
+        self.capture = capture
+
+    def items(self, exchange_id):
+        """What one request sent (its input items and parts, in order); none for no request."""
+        ids = () if _missing(exchange_id) else (exchange_id,)
+        return self.capture.inputs_wide(["item_type", "call_id", "name"], exchange_ids=ids)
 
     def place(self, exchange_id) -> str:
         return self.where.get(exchange_id, (str(exchange_id), False))[0]
@@ -560,7 +570,7 @@ def _filled_cause(row: dict, ev: _Evidence) -> dict:
     fields = FILLED_OPTIONAL_RULES[row["rule_id"]]
     if fields is None:
         named = [m["prop"] for m in _MUST_BE.finditer(row["message"] or "")]
-        fields = tuple(named) or tuple(p for p in optional if p in args and args[p] in ("", None, "null"))
+        fields = tuple(named) or tuple(p for p in optional if p in args and args[p] in EMPTY_FILLS)
     filled = [f for f in fields if f in optional and f in args]
     if not filled:
         return {}
@@ -592,7 +602,7 @@ def _identity_cause(row: dict, ev: _Evidence) -> dict:
             "cause_calls": () if _blank(c["call_id"]) else (c["call_id"],),
             "cause_location": f"{ev.place(c['exchange_id'])} response, output item {c['item_id']}",
         }
-    items = ev.inputs[ev.inputs["exchange_id"] == here] if not _missing(here) else ev.inputs.iloc[0:0]
+    items = ev.items(here)
     if rule == "responses-output-missing-call-id":
         bad = earlier[[_blank(c) for c in earlier["call_id"]]]
         outputs = items[
@@ -631,12 +641,15 @@ def _identity_cause(row: dict, ev: _Evidence) -> dict:
 
 
 __all__ = [
+    "EMPTY_FILLS",
     "ERRORS",
     "ERROR_LAYERS",
     "ERROR_PROBLEM_KINDS",
+    "ERROR_TERMINALS",
     "EXAMPLE_KEYS",
     "FILLED_OPTIONAL_RULES",
     "IDENTITY_RULES",
+    "RETRIED",
     "UNKNOWN",
     "Classification",
     "Rule",

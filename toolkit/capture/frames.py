@@ -24,6 +24,8 @@ __all__ = [
     "CAPTURE",
     "CAT",
     "DECLARED",
+    "INPUTS_WIDE",
+    "INPUT_PART",
     "SCHEMAS",
     "TEXT_PREVIEW",
     "UTC_TIME",
@@ -102,7 +104,11 @@ class Frame:
             else:
                 if isinstance(dtype, pd.CategoricalDtype):  # astype would turn an unknown value into a silent NA
                     known = set(dtype.categories)
-                    odd = sorted({str(v) for v in values if not pd.isna(v) and v not in known})
+                    try:  # each distinct value once (a column holds few), not every row
+                        distinct: Iterable[Any] = set(values)
+                    except TypeError:  # an unhashable value: it is reported below all the same
+                        distinct = values
+                    odd = sorted({str(v) for v in distinct if not pd.isna(v) and v not in known})
                     if odd:
                         raise ValueError(f"{self.name}.{col}: {odd} not in {list(dtype.categories)}")
                 data[col] = pd.Series(values, dtype=object if dtype != "string" else None).astype(dtype)
@@ -151,6 +157,22 @@ def declare(name: str, columns: Mapping[str, Any]) -> Frame:
     DECLARED[name] = frame = Frame(name, dict(columns))
     return frame
 
+
+#: What ``input_parts`` keeps of a request's content part: everything about the part itself, nothing
+#: about where it sat. A conversation resends its history in every request, so storing this per request
+#: (as ``inputs`` once did) grows with the square of the conversation's length; stored once, it does not.
+INPUT_PART: dict[str, object] = {
+    "role": CAT,
+    "item_type": CAT,
+    "part_type": CAT,
+    "call_id": "string",  # links function_call and function_call_output items
+    "name": "string",
+    "media_type": CAT,
+    "byte_size": "Int64",
+    "text_chars": "Int64",
+    "text": "string",  # the first TEXT_PREVIEW characters
+    "image_dropped": "boolean",
+}
 
 SCHEMAS: dict[str, dict[str, object]] = {
     "exchanges": {
@@ -212,20 +234,17 @@ SCHEMAS: dict[str, dict[str, object]] = {
         "parse_error": "string",
         "complete": "boolean",
     },
-    "inputs": {
+    "inputs": {  # one row per part a request sent: where it sat, and which part it was
         "exchange_id": "string",
         "item_index": "Int64",
         "part_index": "Int64",
-        "role": CAT,
-        "item_type": CAT,
-        "part_type": CAT,
-        "call_id": "string",  # links function_call and function_call_output items
-        "name": "string",
-        "media_type": CAT,
-        "byte_size": "Int64",
-        "text_chars": "Int64",
-        "text": "string",  # the first TEXT_PREVIEW characters
-        "image_dropped": "boolean",
+        "part_id": "string",  # the row of ``input_parts``
+    },
+    "input_parts": {  # one row per distinct part, however many requests resent it
+        "part_id": "string",
+        **INPUT_PART,
+        "uses": "Int64",  # how many rows of ``inputs`` reference it
+        "first_exchange_id": "string",
     },
     "headers": {
         "exchange_id": "string",
@@ -272,6 +291,12 @@ TEXT_PREVIEW = 500
 
 #: The capture frames, declared.
 CAPTURE: dict[str, Frame] = {name: declare(name, cols) for name, cols in SCHEMAS.items()}
+
+#: ``Capture.inputs_wide()``: ``inputs`` joined to ``input_parts``, one row per part sent with all it
+#: was (the shape ``inputs`` had before parts were stored once).
+INPUTS_WIDE = declare(
+    "inputs_wide", {**{c: SCHEMAS["inputs"][c] for c in ("exchange_id", "item_index", "part_index")}, **INPUT_PART}
+)
 
 
 def empty(name: str) -> pd.DataFrame:

@@ -5,8 +5,8 @@ Redaction happens here, at the one boundary every value crosses on its way to a 
 
 from __future__ import annotations
 
-import sys
-import time
+import hashlib
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +14,8 @@ from pathlib import Path
 import pandas as pd
 
 from toolkit.capture import frames
+from toolkit.capture.progress import Progress as _Progress
+from toolkit.capture.progress import file_position
 from toolkit.capture.redact import redact_header, redact_obj, redact_text
 from toolkit.errors import CaptureError
 from toolkit.sources import detect
@@ -21,6 +23,7 @@ from toolkit.wire.records import Decoded, EntryCount, Event, Problem, ToolResult
 from toolkit.wire.schemas import schema_facts, schema_hash, strict_state
 
 FRAME_NAMES = tuple(frames.SCHEMAS)
+_WHERE_SENT = ("exchange_id", "item_index", "part_index")  # the columns of ``inputs`` the wide view keeps
 
 
 #: ``Capture.entries``: per source, the entries its reader saw (``EntryCount``).
@@ -67,6 +70,7 @@ class Capture:
     tool_schemas: pd.DataFrame
     calls: pd.DataFrame
     inputs: pd.DataFrame
+    input_parts: pd.DataFrame
     headers: pd.DataFrame
     problems: pd.DataFrame
     events: pd.DataFrame
@@ -104,6 +108,36 @@ class Capture:
             )
         return Summary(SUMMARY.from_records(rows))
 
+    def inputs_wide(
+        self,
+        columns: Iterable[str] | None = None,
+        *,
+        exchange_ids: Iterable[str] | None = None,
+        parts: pd.DataFrame | None = None,
+    ) -> pd.DataFrame:
+        """One row per part sent, with everything about it: ``inputs`` joined to ``input_parts``
+        (frame ``inputs_wide``, the shape ``inputs`` had before parts were stored once).
+
+        Rows and their order are those of ``inputs``; ``columns`` keeps only some of the part's columns,
+        ``exchange_ids`` only those requests, ``parts`` (rows of ``input_parts``) only those parts. The
+        narrower the ask, the less of a long conversation's history is copied back into every request.
+        """
+        refs = self.inputs
+        if exchange_ids is not None:
+            refs = refs[refs["exchange_id"].isin(list(exchange_ids))]
+        if parts is not None:
+            refs = refs[refs["part_id"].isin(parts["part_id"])]
+        wanted = list(frames.INPUT_PART) if columns is None else list(columns)
+        frame = frames.INPUTS_WIDE.select([*_WHERE_SENT, *wanted])  # refuses a column it does not have
+        at = pd.Index(self.input_parts["part_id"]).get_indexer(refs["part_id"])
+        if (at < 0).any():
+            missing = refs.loc[at < 0, "part_id"].iloc[0]
+            raise ValueError(f"inputs references part {missing!r}, which input_parts does not hold")
+        data = {c: refs[c] for c in _WHERE_SENT}
+        for c in wanted:
+            data[c] = self.input_parts[c].take(at).set_axis(refs.index)
+        return pd.DataFrame(data, columns=list(frame.columns), index=refs.index)
+
     def __repr__(self) -> str:
         counts = ", ".join(f"{n}={len(getattr(self, n))}" for n in FRAME_NAMES)
         return f"<Capture {counts}>"
@@ -136,7 +170,7 @@ def load_captures(
     for path, source in zip(paths, _source_names(paths)):
         fmt = detect.detect(path) if format is None else detect.check_format(format)
         reader = detect.reader_for(fmt)
-        with _Progress(source, enabled=progress) as bar:
+        with _Progress(source, enabled=progress, total_bytes=path.stat().st_size, position=file_position(path)) as bar:
             for record in reader(path, source):
                 builder.add(record, fmt)
                 bar.tick()
@@ -174,35 +208,6 @@ def _source_names(paths: list[Path]) -> list[str]:
     return names
 
 
-class _Progress:
-    """A one-line counter on stderr for long reads (on a terminal, or when asked for)."""
-
-    def __init__(self, source: str, enabled: bool | None):
-        self.source = source
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
-        self.n = 0
-        self.start = self.last = time.monotonic()
-
-    def __enter__(self):
-        return self
-
-    def tick(self) -> None:
-        self.n += 1
-        if self.enabled and self.n % 256 == 0:
-            now = time.monotonic()
-            if now - self.last >= 0.5:
-                self.last = now
-                print(
-                    f"\r{self.source}: {self.n} records, {now - self.start:.1f}s", end="", file=sys.stderr, flush=True
-                )
-
-    def __exit__(self, exc_type, exc, tb):
-        if self.enabled and self.last != self.start:
-            state = "interrupted" if exc_type is KeyboardInterrupt else "done"
-            print(f"\r{self.source}: {self.n} records, {time.monotonic() - self.start:.1f}s, {state}", file=sys.stderr)
-        return False
-
-
 class _Builder:
     """Collects one tuple per row (in ``frames.SCHEMAS`` column order); builds frames once at the end."""
 
@@ -211,6 +216,8 @@ class _Builder:
         self.keep_bodies = keep_bodies
         self.rows: dict[str, list[tuple]] = {name: [] for name in FRAME_NAMES}
         self.schemas: dict[str, list] = {}  # hash -> [schema, n_properties, uses, first exchange]
+        self.parts: dict[str, list] = {}  # part id -> [its input_parts values, uses, first exchange]
+        self._part_of: dict[tuple, list] = {}  # a part as read (before redaction) -> its entry in self.parts
         self.entries: list[dict] = []
         self._obj = redact_obj if redact else _same
         self._txt_cache: dict[str, str | None] = {}
@@ -347,25 +354,26 @@ class _Builder:
             )
         inputs = self.rows["inputs"]
         preview = frames.TEXT_PREVIEW
+        part_of = self._part_of
         for p in d.inputs:
             text = p.text
-            inputs.append(
-                (
-                    xid,
-                    p.item_index,
-                    p.part_index,
-                    p.role,
-                    p.item_type,
-                    p.part_type,
-                    p.call_id,
-                    p.name,
-                    p.media_type,
-                    p.byte_size,
-                    None if text is None else len(text),
-                    None if text is None else txt(text[:preview]),
-                    p.image_dropped,
-                )
+            key = (
+                p.role,
+                p.item_type,
+                p.part_type,
+                p.call_id,
+                p.name,
+                p.media_type,
+                p.byte_size,
+                None if text is None else len(text),
+                None if text is None else text[:preview],
+                p.image_dropped,
             )
+            entry = part_of.get(key)
+            if entry is None:
+                entry = part_of[key] = self._new_part(key, xid)
+            entry[2] += 1
+            inputs.append((xid, p.item_index, p.part_index, entry[0]))
         headers = self.rows["headers"]
         for hd in d.headers:
             value = redact_header(hd.name, hd.value) if self.redact else hd.value
@@ -374,7 +382,18 @@ class _Builder:
         for issue in d.issues:
             problems.append((ex.source, ex.location, issue.kind, txt(issue.message), xid))
 
+    def _new_part(self, key: tuple, xid: str) -> list:
+        """The entry of a part not read before: [part id, values, uses, first exchange]. Two parts
+        that redaction makes equal are one part (the id is a hash of what the frame holds)."""
+        values = (*key[:8], self._txt(key[8]), key[9])
+        pid = part_id(values)
+        entry = self.parts.get(pid)
+        if entry is None:
+            entry = self.parts[pid] = [pid, values, 0, xid]
+        return entry
+
     def build(self) -> Capture:
+        self.rows["input_parts"] = [(pid, *values, uses, first) for pid, values, uses, first in self.parts.values()]
         for h, (schema, nprops, uses, first) in self.schemas.items():
             self.rows["tool_schemas"].append((h, self._obj(schema), nprops, uses, first))
         built = {name: frames.from_rows(name, self.rows[name]) for name in FRAME_NAMES}
@@ -406,6 +425,13 @@ def _same(x):
     return x
 
 
+def part_id(values: tuple) -> str:
+    """First 16 hex chars of sha256 over the part's ``input_parts`` values as JSON, in column order:
+    stable across loads and machines, and no more revealing than the (redacted) values themselves."""
+    doc = json.dumps(list(values), ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(doc.encode("utf-8")).hexdigest()[:16]
+
+
 __all__ = [
     "ENTRIES",
     "SUMMARY",
@@ -415,4 +441,5 @@ __all__ = [
     "find_captures",
     "load_capture",
     "load_captures",
+    "part_id",
 ]

@@ -70,9 +70,9 @@ CHECK = declare(
 def check(settings: Settings | None, capture: Capture, *, gateway: GatewayConfig | None = None) -> pd.DataFrame:
     """One row per request that carried, or tried to carry, an image; with a verdict and its evidence,
     and, given the ``gateway`` config in front of the route, what it declares for the model."""
-    inputs = capture.inputs
-    images = inputs[inputs["part_type"].isin(IMAGE_PARTS)]
-    dropped = inputs[inputs["image_dropped"].fillna(False)]
+    parts = capture.input_parts  # the parts once each; then only the requests that sent an image part
+    images = capture.inputs_wide(["media_type", "byte_size"], parts=parts[parts["part_type"].isin(IMAGE_PARTS)])
+    dropped = capture.inputs[capture.inputs["part_id"].isin(parts.loc[parts["image_dropped"].fillna(False), "part_id"])]
     refusals = capture.tool_results[capture.tool_results["text"].str.contains(dsh_images.MARKER, regex=False, na=False)]
     ex = capture.exchanges
     image_error = (ex["status"].fillna(0) >= 400) & (

@@ -412,7 +412,8 @@ def advertised_schema(capture: Capture, exchange_id: str, name: str) -> dict | N
 def _recorded_results(capture: Capture) -> dict[str, tuple[str, bool | None]]:
     """call id → (result text, is_error): DSH's tool results, else the output sent back in a later request."""
     out: dict[str, tuple[str, bool | None]] = {}
-    outputs = capture.inputs[capture.inputs["item_type"] == "function_call_output"]
+    parts = capture.input_parts  # in the order first sent, so the first output per call comes first
+    outputs = parts[parts["item_type"] == "function_call_output"]
     for row in outputs.itertuples(index=False):
         if isinstance(row.call_id, str) and row.call_id not in out and isinstance(row.text, str):
             out[row.call_id] = (row.text, None)

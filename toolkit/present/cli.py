@@ -176,17 +176,24 @@ def _verify(args) -> int:
 
 
 def _ingest(args) -> int:
-    from toolkit.capture import find_captures, load_captures
-    from toolkit.capture.export import write_parquet
+    """Stream each capture into a partitioned Parquet dataset (``toolkit.capture.dataset``); Ctrl-C
+    leaves the files read so far valid and the interrupted one marked ``complete: false`` (exit 130)."""
+    from toolkit.capture import find_captures
+    from toolkit.capture.dataset import ingest_many
 
     paths, skipped = find_captures(args.paths, format=args.format)
-    capture = load_captures(paths, format=args.format, progress=args.progress)
-    manifest = write_parquet(capture, Path(args.out), inputs=[str(p) for p in paths])
-    for _name, entry in manifest["frames"].items():
-        print(f"{entry['file']:24} {entry['rows']:8} rows")
     for line in skipped:
         print(f"skipped {line}", file=sys.stderr)
-    print(f"wrote {len(manifest['frames'])} frames and manifest.json to {args.out}", file=sys.stderr)
+
+    def done(entry: dict) -> None:
+        rows = ", ".join(f"{n} {k}" for k, n in entry["rows"].items() if n)
+        print(f"{entry['source']}: {entry['exchanges']} exchanges in {entry['seconds']:.1f}s ({rows})")
+
+    options = {"format": args.format, "progress": args.progress, "redact": not args.no_redact}
+    if args.chunk:
+        options["chunk"] = args.chunk
+    entries = ingest_many(paths, Path(args.out), jobs=args.jobs, on_done=done, **options)
+    print(f"wrote {len(entries)} captures and manifest.json to {args.out}", file=sys.stderr)
     return 0
 
 
@@ -309,14 +316,20 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--out", help="write the report here instead of standard output")
     v.set_defaults(func=_verify)
 
-    i = sub.add_parser("ingest", help="write the frames of captures as Parquet files, with a JSON manifest")
+    i = sub.add_parser(
+        "ingest",
+        help="stream captures into a Parquet dataset (frame/source=/day= partitions, manifest.json)",
+    )
     i.add_argument("paths", nargs="+", help="capture files, or folders to read every capture in")
-    i.add_argument("--out", required=True, help="folder for the Parquet files")
+    i.add_argument("--out", required=True, help="the dataset folder (re-ingesting a file replaces its rows)")
     i.add_argument(
         "--format",
         choices=list(CAPTURE_FORMATS),
         help="force a capture format (default: detected; see `agent-contract formats`)",
     )
+    i.add_argument("--jobs", type=int, default=1, metavar="N", help="files ingested at once, in N processes")
+    i.add_argument("--chunk", type=int, metavar="EXCHANGES", help="exchanges per row group (default 1000)")
+    i.add_argument("--no-redact", action="store_true", help="keep secrets as captured (off by default)")
     i.add_argument(
         "--progress", action="store_true", default=None, help="show progress even when stderr is not a terminal"
     )

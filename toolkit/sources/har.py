@@ -1,8 +1,10 @@
 """HAR 1.2 reader, tolerant of what real exporters write.
 
-The file is walked value by value (``json.JSONDecoder.raw_decode`` per entry), so one entry at a
-time is alive as Python objects: peak memory stays near the size of the text, well under a
-whole-file ``json.loads`` (about 3.3x). Quirks handled: mitmproxy ``hardump`` (status 0 with
+The file's bytes are walked value by value: a compiled scanner finds where each entry ends (skipping
+strings) and orjson parses that slice, so one entry at a time is alive as Python objects and the
+whole text is never decoded: peak memory stays near the size of the file. Anything that scanner or
+orjson is unsure of (bytes that are not UTF-8, NaN, a cut file, a syntax error) is walked again by
+the exact walker (``json`` per entry, over the decoded text), which gives every message and offset. Quirks handled: mitmproxy ``hardump`` (status 0 with
 ``_error``, bodies decoded), Chrome (HTTP/2 pseudo-headers, base64 bodies, sanitized headers),
 Firefox (no ``text``, reason in ``comment``), Safari (``_textBase64``), HTTP Toolkit
 (``_requestBodyStatus: discarded:*``, ``_content``), headers as dicts or ``[name, value]`` pairs,
@@ -11,6 +13,7 @@ compressed bodies kept as base64, ``.zhar`` (zlib) and gzip files.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import re
@@ -22,6 +25,8 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+
+import orjson
 
 from toolkit.errors import CaptureError
 from toolkit.sources.sniff import first_line_object
@@ -54,8 +59,9 @@ _LENIENT = json.JSONDecoder()  # only to find where an entry with a NaN literal 
 
 def read(path: str | PathLike[str], source: str) -> Iterator[Decoded | Problem | EntryCount]:
     path = Path(path)
-    text, bom = _load_text(path)
-    walker = _Walker(text, path, bom)
+    raw, bom = _load_bytes(path)
+    walker = _FastWalker(raw, path, bom)
+    del raw  # the walker holds the only reference, and lets go of it when it falls back
     n = 0  # entries seen, including one lost to a structural error inside "entries"
     for obj, pos in walker.entries():
         if isinstance(obj, _BadEntry):
@@ -96,7 +102,8 @@ class _BadEntry(_Broken):
     """One entry that is not JSON although the file around it is; the walk goes on."""
 
 
-def _load_text(path: Path) -> tuple[str, int]:
+def _load_bytes(path: Path) -> tuple[bytes, int]:
+    """The file's bytes (gzip and zlib undone) after any BOM, and the BOM's length."""
     raw = path.read_bytes()
     if raw[:2] == b"\x1f\x8b":
         try:
@@ -109,9 +116,171 @@ def _load_text(path: Path) -> tuple[str, int]:
         except zlib.error as exc:
             raise CaptureError(path, f"corrupt zlib (.zhar) data: {exc}") from None
     bom = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
+    return raw, bom
+
+
+def _decode_text(raw: memoryview) -> str:
     # Bytes that are not UTF-8 become lone surrogates, so byte offsets stay exact and the entry holding
     # them is still read (with U+FFFD) and reported, instead of the whole file being refused.
-    return raw[bom:].decode("utf-8", "surrogateescape"), bom
+    return str(raw, "utf-8", "surrogateescape")
+
+
+class _Unsure(Exception):
+    """The fast walk met something only the exact walker words right."""
+
+
+_WS_B = re.compile(rb"[ \t\n\r]*")
+_STRING_B = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.S)
+#: Everything up to the next bracket, strings whole (unrolled: bodies are full of escaped quotes).
+_FLAT_B = re.compile(rb'(?:[^"\[\]{}]++|"[^"\\]*+(?:\\.[^"\\]*+)*+")*+', re.S)
+_SCALAR_B = re.compile(rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?(?![0-9])|true|false|null")
+
+
+class _FastWalker:
+    """The ``_Walker`` grammar over bytes, with orjson per value. It raises nothing of its own: where
+    it is unsure, ``_Walker`` walks the file from the start and the entries already yielded (which
+    it reads identically) are skipped, so results and messages are the exact walker's."""
+
+    def __init__(self, raw: bytes, path: Path, bom: int):
+        self.raw: memoryview | None = memoryview(raw)[bom:]
+        self.raw_bytes = raw  # the whole buffer, for bytes.find (offsets shifted by the BOM)
+        self.path, self.bom = path, bom
+        self.exact: _Walker | None = None
+        self.found_log = False
+
+    @property
+    def error(self) -> tuple[int, str] | None:
+        return self.exact.error if self.exact is not None else None
+
+    @property
+    def bad_byte(self) -> int | None:
+        return self.exact.bad_byte if self.exact is not None else None
+
+    @property
+    def in_entries(self) -> bool:
+        return self.exact.in_entries if self.exact is not None else False
+
+    def byte_offset(self, pos: int) -> int:
+        assert self.exact is not None  # offsets are only asked of the exact walker's values
+        return self.exact.byte_offset(pos)
+
+    def entries(self) -> Generator[tuple[Any, int], None, None]:
+        fast = 0
+        try:
+            for obj in self._fast():
+                yield obj, 0
+                fast += 1
+            if self.found_log:
+                return
+        except (_Unsure, IndexError, orjson.JSONDecodeError):
+            pass
+        assert self.raw is not None
+        text, self.raw, self.raw_bytes = _decode_text(self.raw), None, b""
+        self.exact = _Walker(text, self.path, self.bom)
+        walk = self.exact.entries()
+        for _ in range(fast):
+            next(walk)
+        yield from walk
+
+    def _fast(self) -> Generator[Any, None, None]:
+        buf = self.raw
+        assert buf is not None
+        n, ws_match, flat = len(buf), _WS_B.match, _FLAT_B.match
+
+        def ws(pos: int) -> int:
+            m = ws_match(buf, pos)
+            assert m is not None  # `[ \t\n\r]*` matches everywhere
+            return m.end()
+
+        def expect(pos: int, char: int) -> int:
+            pos = ws(pos)
+            if pos >= n or buf[pos] != char:
+                raise _Unsure
+            return pos + 1
+
+        def extent(pos: int) -> int:
+            c = buf[pos]
+            if c == 0x7B or c == 0x5B:  # { [
+                depth = 0
+                while True:
+                    c = buf[pos]
+                    if c == 0x7B or c == 0x5B:
+                        depth += 1
+                    elif c == 0x7D or c == 0x5D:
+                        depth -= 1
+                        if depth == 0:
+                            return pos + 1
+                    else:  # an unterminated string or a long digit run
+                        raise _Unsure
+                    m = flat(buf, pos + 1)
+                    assert m is not None  # a `*+` pattern matches everywhere
+                    pos = m.end()
+            m = (_STRING_B if c == 0x22 else _SCALAR_B).match(buf, pos)
+            if m is None:
+                raise _Unsure
+            return m.end()
+
+        def value(pos: int) -> tuple[Any, int]:
+            end = extent(pos)
+            return orjson.loads(buf[pos:end]), end
+
+        def obj(pos: int, visit: Callable[[str, int], Generator[Any, None, int]]) -> Generator[Any, None, int]:
+            pos = ws(expect(pos, 0x7B))
+            if pos < n and buf[pos] == 0x7D:
+                return pos + 1
+            while True:
+                pos = ws(pos)
+                if pos >= n or buf[pos] != 0x22:
+                    raise _Unsure
+                key, pos = value(pos)
+                pos = ws(expect(pos, 0x3A))
+                pos = ws((yield from visit(key, pos)))
+                if pos >= n:
+                    raise _Unsure
+                if buf[pos] == 0x7D:
+                    return pos + 1
+                pos = expect(pos, 0x2C)
+
+        def skip(pos: int) -> Generator[Any, None, int]:
+            return value(pos)[1]
+            yield  # a generator, so it can stand where a visitor does
+
+        def array(pos: int) -> Generator[Any, None, int]:
+            # Entries look alike: the bytes from one entry's closing brace to the next one's first key
+            # (`},\n{"startedDateTime"`) cannot occur inside a JSON string, so finding them guesses where
+            # an entry ends, and orjson accepting the slice proves it (a JSON object is prefix-free).
+            pos = ws(expect(pos, 0x5B))
+            if pos < n and buf[pos] == 0x5D:
+                return pos + 1
+            find, bom, sep, guessed = self.raw_bytes.find, self.bom, b"", False
+            while True:
+                item, guessed = None, False
+                if sep and buf[pos] == 0x7B and (cand := find(sep, pos + bom) - bom) >= 0:
+                    with contextlib.suppress(orjson.JSONDecodeError):
+                        item, end, guessed = orjson.loads(buf[pos : cand + 1]), cand + 1, True
+                if not guessed:
+                    item, end = value(pos)
+                yield item
+                pos = ws(end)
+                if pos >= n:
+                    raise _Unsure
+                if buf[pos] == 0x5D:
+                    return pos + 1
+                pos = ws(expect(pos, 0x2C))
+                if not guessed and pos < n and buf[pos] == 0x7B and buf[end - 1] == 0x7D:
+                    key = _STRING_B.match(buf, ws(pos + 1))
+                    sep = bytes(buf[end - 1 : key.end()]) if key is not None else b""
+
+        def visit_log(key: str, pos: int) -> Generator[Any, None, int]:
+            return (yield from (array(pos) if key == "entries" else skip(pos)))
+
+        def visit_top(key: str, pos: int) -> Generator[Any, None, int]:
+            if key != "log":
+                return (yield from skip(pos))
+            self.found_log = True
+            return (yield from obj(pos, visit_log))
+
+        yield from obj(0, visit_top)
 
 
 class _Walker:

@@ -6,6 +6,8 @@ import json
 import re
 from typing import Any
 
+import orjson
+
 __all__ = ["StrictDecoder", "describe_json_error", "json_int", "json_kind", "loads", "parse_arguments"]
 
 
@@ -44,8 +46,16 @@ _STRICT = StrictDecoder()
 
 def loads(text: str | bytes) -> Any:
     """``json.loads`` for text from the wire or a log: strict JSON (see ``StrictDecoder``), one place for
-    every decoder. Raises ``json.JSONDecodeError`` (and ``RecursionError`` for absurd nesting)."""
-    if isinstance(text, (bytes, bytearray)):
+    every decoder. Raises ``json.JSONDecodeError`` (and ``RecursionError`` for absurd nesting).
+
+    orjson parses (several times faster); whatever it refuses is parsed again by ``StrictDecoder``, so
+    what is accepted, and every error message and position, stay Python's. One difference remains: an
+    integer outside the 64-bit range comes back as the nearest float."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        pass
+    if isinstance(text, (bytes, bytearray, memoryview)):
         text = bytes(text).decode("utf-8")
     return _STRICT.decode(text)
 

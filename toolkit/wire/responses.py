@@ -130,6 +130,20 @@ def content_part(
     item_index: int, part_index: int, role: str | None, item_type: str, part: Any, *, call_id: str | None = None
 ) -> InputPart:
     """One content part of either API (input_text/input_image/input_file, text/image_url/file)."""
+    if type(part) is dict and "text" in part:  # nearly every part: built in one step
+        ptype = part.get("type")
+        text = part["text"]
+        text = text if isinstance(text, str) else None
+        return InputPart(
+            item_index,
+            part_index,
+            role,
+            item_type,
+            ptype if isinstance(ptype, str) and ptype else "unknown",
+            text=text,
+            image_dropped=has_placeholder(text),
+            call_id=call_id,
+        )
     row = InputPart(item_index, part_index, role, item_type, "invalid", call_id=call_id)
     if isinstance(part, str):  # a bare string inside a content list
         row.part_type, row.text = "text", part
@@ -231,17 +245,20 @@ def _input_item(i: int, item: Any, info: RequestInfo) -> None:
     if not isinstance(item, dict):
         info.issues.append(Issue(REQUEST_BODY, f"input item {i} is not an object"))
         return
-    role = _str(item.get("role"))
-    itype = _str(item.get("type")) or ("message" if role else "unknown")
+    get = item.get
+    role, itype = get("role"), get("type")  # _str inlined: this runs for every item of every request
+    role = role if isinstance(role, str) else None
+    itype = (itype if isinstance(itype, str) else None) or ("message" if role else "unknown")
     rows = info.inputs
     if itype == "message":
-        content = item.get("content")
-        default = "output_text" if role == "assistant" else "input_text"
+        content = get("content")
         if isinstance(content, str):
-            rows.append(text_part(i, 0, role, itype, default, content))
+            default = "output_text" if role == "assistant" else "input_text"
+            rows.append(InputPart(i, 0, role, itype, default, text=content, image_dropped=has_placeholder(content)))
         elif isinstance(content, list):
             rows += [content_part(i, j, role, itype, p) for j, p in enumerate(content)]
     elif itype == "function_call":
+        args, cid, name = get("arguments"), get("call_id"), get("name")
         rows.append(
             InputPart(
                 i,
@@ -249,17 +266,21 @@ def _input_item(i: int, item: Any, info: RequestInfo) -> None:
                 role,
                 itype,
                 itype,
-                text=_str(item.get("arguments")),
-                call_id=_str(item.get("call_id")),
-                name=_str(item.get("name")),
+                text=args if isinstance(args, str) else None,
+                call_id=cid if isinstance(cid, str) else None,
+                name=name if isinstance(name, str) else None,
             )
         )
     elif itype == "function_call_output":
-        out, cid = item.get("output"), _str(item.get("call_id"))
+        out, cid = get("output"), get("call_id")
+        cid = cid if isinstance(cid, str) else None
         if isinstance(out, list):
             rows += [content_part(i, j, role, itype, p, call_id=cid) for j, p in enumerate(out)]
         else:
-            rows.append(text_part(i, 0, role, itype, "input_text", _str(out), call_id=cid))
+            text = out if isinstance(out, str) else None
+            rows.append(
+                InputPart(i, 0, role, itype, "input_text", text=text, image_dropped=has_placeholder(text), call_id=cid)
+            )
     else:
         if itype == "additional_tools" and isinstance(item.get("tools"), list):
             info.tools += [decode_tool(t) for t in item["tools"]]

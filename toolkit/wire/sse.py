@@ -158,17 +158,54 @@ def decode_events(chunks: bytes | str | Iterable[bytes]) -> list[SSEEvent]:
 
 
 def _decode_lf_body(data: bytes) -> list[SSEEvent]:
-    """Whole LF-only bodies (nearly all real ones): one split instead of a scan per line, through
-    the same per-line logic, so the events are identical to the incremental path's."""
+    """Whole LF-only bodies (nearly all real ones): one split instead of a scan per line. A body that
+    is all UTF-8 takes ``SSEDecoder._line``'s steps inlined (no bad bytes to place); the last,
+    unterminated line and any unfinished frame go through the decoder itself, so the events are
+    identical to the incremental path's."""
     dec = SSEDecoder()
     dec._bom_checked = True
     offset = len(_BOM) if data.startswith(_BOM) else 0
     lines = data[offset:].split(b"\n")
     rest = lines.pop()  # after the last LF: an unterminated line, or b""
     out: list[SSEEvent] = []
-    for raw in lines:
-        dec._line(raw, offset, out)
-        offset += len(raw) + 1
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        for raw in lines:
+            dec._line(raw, offset, out)
+            offset += len(raw) + 1
+    else:
+        start: int | None = None
+        event: str | None = None
+        frame: list[str] = []
+        retry: int | None = None
+        last_id: str | None = None
+        for raw in lines:
+            if not raw:
+                if frame or event is not None:
+                    out.append(SSEEvent(event, "\n".join(frame), last_id, retry, offset if start is None else start))
+                start = event = retry = None
+                frame = []
+                offset += 1
+                continue
+            line = raw.decode("utf-8")
+            if line[0] != ":":
+                name, colon, value = line.partition(":")
+                if colon and value[:1] == " ":
+                    value = value[1:]
+                if start is None:
+                    start = offset
+                if name == "data":
+                    frame.append(value)
+                elif name == "event":
+                    event = value
+                elif name == "id":
+                    if "\0" not in value:
+                        last_id = value
+                elif name == "retry" and value.isascii() and value.isdigit():
+                    retry = int(value)
+            offset += len(raw) + 1
+        dec._start, dec._event, dec._data, dec._retry, dec._last_id = start, event, frame, retry, last_id
     dec._buf = bytearray(rest)
     dec._base = offset
     return out + dec.close()

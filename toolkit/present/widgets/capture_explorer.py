@@ -187,7 +187,7 @@ def exchange_detail(
     exchange = EXCHANGE.from_columns({"field": list(row.columns), "value": list(row.iloc[0])})
     sel = lambda df: df[df["exchange_id"].astype(str) == str(exchange_id)]  # noqa: E731
     tools = sel(capture.tools)[["name", "strict_state", "required", "optional"]].reset_index(drop=True)
-    inputs = sel(capture.inputs)
+    inputs = capture.inputs_wide(exchange_ids=[str(exchange_id)])
     inputs = inputs.assign(text_preview=inputs["text"])[
         ["role", "item_type", "part_type", "media_type", "byte_size", "text_preview", "image_dropped"]
     ].reset_index(drop=True)

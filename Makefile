@@ -66,7 +66,7 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/
 
 bench: $(STAMP)
-	$(BIN)/python tests/benchmarks/ingest.py
+	$(BIN)/python tests/benchmarks/ingest.py $(BENCH_ARGS)
 
 # Rebuild data/ with the incident lab (real pi-ai through mitmproxy to the stub gateway, 127.0.0.1 only).
 # Needs node and npm; not part of `make test`.

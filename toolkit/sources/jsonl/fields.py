@@ -7,6 +7,8 @@ import math
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from toolkit.wire.json_text import json_int, json_kind, loads
 from toolkit.wire.records import BAD_FIELD, Issue
 
@@ -29,7 +31,12 @@ __all__ = [
 
 
 def compact(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    """A parsed body as compact JSON text (what the wire decoders read). orjson is about ten times
+    faster than ``json.dumps``; it refuses integers beyond 64 bits, which the standard encoder writes."""
+    try:
+        return orjson.dumps(value).decode("utf-8")
+    except TypeError:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def json_value(value: Any) -> Any:

@@ -221,6 +221,7 @@ class _Builder:
         self.entries: list[dict] = []
         self._obj = redact_obj if redact else _same
         self._txt_cache: dict[str, str | None] = {}
+        self._header_cache: dict[tuple[str, str | None], tuple[str, str | None]] = {}
 
     def _txt(self, text: str | None) -> str | None:
         """Redact, remembering short strings: histories resend the same texts in every request."""
@@ -375,9 +376,16 @@ class _Builder:
             entry[2] += 1
             inputs.append((xid, p.item_index, p.part_index, entry[0]))
         headers = self.rows["headers"]
+        seen = self._header_cache
         for hd in d.headers:
-            value = redact_header(hd.name, hd.value) if self.redact else hd.value
-            headers.append((xid, hd.direction, hd.name.lower(), value))
+            pair = (hd.name, hd.value)
+            row = seen.get(pair)
+            if row is None:  # every request repeats most of its headers: redact each pair once
+                if len(seen) > 65536:
+                    seen.clear()
+                value = redact_header(hd.name, hd.value) if self.redact else hd.value
+                row = seen[pair] = (hd.name.lower(), value)
+            headers.append((xid, hd.direction, *row))
         problems = self.rows["problems"]
         for issue in d.issues:
             problems.append((ex.source, ex.location, issue.kind, txt(issue.message), xid))

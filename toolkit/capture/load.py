@@ -219,7 +219,7 @@ class _Builder:
         self.parts: dict[str, list] = {}  # part id -> [its input_parts values, uses, first exchange]
         self._part_of: dict[tuple, list] = {}  # a part as read (before redaction) -> its entry in self.parts
         self.entries: list[dict] = []
-        self._obj = redact_obj if redact else _same
+        self._obj = self._redacted if redact else _same
         self._txt_cache: dict[str, str | None] = {}
         self._header_cache: dict[tuple[str, str | None], tuple[str, str | None]] = {}
 
@@ -235,6 +235,10 @@ class _Builder:
                 self._txt_cache.clear()
             out = self._txt_cache[text] = redact_text(text)
         return out  # type: ignore[return-value]  # _MISS never leaves the cache lookup
+
+    def _redacted(self, obj):
+        """``redact_obj`` with this builder's memoised string redaction (bodies resend histories)."""
+        return redact_obj(obj, text=self._txt)
 
     def add(self, rec, fmt: str) -> None:
         if isinstance(rec, Decoded):

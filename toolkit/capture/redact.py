@@ -6,7 +6,9 @@ arguments, so every string that reaches a DataFrame, a report or a log passes th
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from typing import Any
 
 __all__ = [
@@ -124,15 +126,22 @@ def redact_header(name: str, value: str | None) -> str | None:
     return redact_text(value)
 
 
-def redact_obj(obj: Any) -> Any:
-    """Redact a parsed JSON value: secret-named keys lose their value, strings lose key-like parts."""
+@functools.lru_cache(maxsize=4096)
+def _secret_key(key: str) -> bool:
+    """Whether a JSON key names a secret (keys repeat: each distinct one is matched once)."""
+    return _SECRET_KEY_RE.match(key) is not None
+
+
+def redact_obj(obj: Any, *, text: Callable[[str], str | None] = redact_text) -> Any:
+    """Redact a parsed JSON value: secret-named keys lose their value, strings lose key-like parts
+    (``text`` redacts one string: a caller that sees the same strings again passes a memoised one)."""
     if isinstance(obj, str):
-        return redact_text(obj)
+        return text(obj)
     if isinstance(obj, dict):
         return {
-            k: (REDACTED if isinstance(k, str) and _SECRET_KEY_RE.match(k) and v not in (None, "") else redact_obj(v))
+            k: (REDACTED if isinstance(k, str) and _secret_key(k) and v not in (None, "") else redact_obj(v, text=text))
             for k, v in obj.items()
         }
     if isinstance(obj, list):
-        return [redact_obj(v) for v in obj]
+        return [redact_obj(v, text=text) for v in obj]
     return obj

@@ -180,6 +180,11 @@ def variant_view(
     read_as = {_V_TRUE: READ_TRANSFORMED, _V_NORMALISED: READ_NORMALISED}.get(name, READ_NON_STRICT)
     # the schema as the gateway passes it on: what was sent, unless the gateway normalised it
     schema = row["schema"] if name == _V_NORMALISED else sent.get("parameters")
+    return _sent_view(base, name, sent, state, read_as, schema, row)
+
+
+def _sent_view(base: dict, name: str, sent: dict, state: str, read_as: str, schema: Any, row: Any) -> dict:
+    """The view of a side whose tool went out: the ``variants`` row the gateway's reading lands on."""
     return {
         **base,
         "variant": name,
@@ -284,19 +289,7 @@ def _adapter_view(
     row = variants({**definition, "parameters": params}).set_index("variant").loc[name]
     read_as = READ_NORMALISED if name == _V_NORMALISED else READ_NON_STRICT
     schema = row["schema"] if name == _V_NORMALISED else params
-    return {
-        **base,
-        "variant": name,
-        "sent": sent,
-        "sent_strict": state,
-        "read_as": read_as,
-        "schema": copy.deepcopy(schema),
-        "required": tuple(row["required"]),
-        "optional": tuple(row["optional"]),
-        "nullable": tuple(row["nullable"]),
-        "additional_properties": row["additional_properties"],
-        "must_send": row["must_send"],
-    }
+    return _sent_view(base, name, sent, state, read_as, schema, row)
 
 
 def _props(view: dict) -> list[str]:

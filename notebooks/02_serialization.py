@@ -152,7 +152,8 @@ verdict.first, pd.DataFrame(verdict.risky_fills)
 
 # %%
 from toolkit.knowledge import adapters
-from toolkit.layers.serialization import attribute_capture, schema_changes, strict_state
+from toolkit.layers.attribution import attribute_capture
+from toolkit.layers.serialization import schema_changes, strict_state
 
 issue = {
     "name": "create_issue",

@@ -13,15 +13,8 @@ from conftest import FIXTURES, REPO
 import toolkit
 from toolkit.knowledge import adapters, ai_sdk_tools, litellm_tools, pi_ai
 from toolkit.knowledge.pi_ai_tools import convert_tools as pi_ai_convert
-from toolkit.layers.serialization import (
-    ATTRIBUTION,
-    NO_MATCH,
-    attribute,
-    attribute_capture,
-    capture_tools,
-    compare,
-    convert_tools,
-)
+from toolkit.layers.attribution import ATTRIBUTION, NO_MATCH, attribute, attribute_capture, capture_tools
+from toolkit.layers.serialization import compare, convert_tools
 
 load = lambda path: json.loads((FIXTURES / path).read_text(encoding="utf-8"))  # noqa: E731
 PI = load("pi_ai/wire.json")

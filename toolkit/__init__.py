@@ -27,7 +27,7 @@ _LAZY = {
     "convert_tools": "toolkit.layers.serialization",
     "variants": "toolkit.layers.serialization",
     "compare": "toolkit.layers.serialization",
-    "attribute": "toolkit.layers.serialization",
+    "attribute": "toolkit.layers.attribution",
     "check_call": "toolkit.layers.execution",
     "replay": "toolkit.layers.execution",
     "whatif": "toolkit.analysis.whatif",

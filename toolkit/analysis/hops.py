@@ -44,6 +44,7 @@ from toolkit.capture import Capture
 from toolkit.capture.frames import UTC_TIME, declare, fixed
 from toolkit.errors import InputError
 from toolkit.layers.serialization import MISSING, schema_changes
+from toolkit.wire.schemas import flat_tool
 
 __all__ = ["ALIGN", "CONFIDENCES", "DIFF", "HOP_HEADERS", "KINDS", "MARGIN_MS", "RELATIONS", "align", "diff"]
 
@@ -508,7 +509,7 @@ def _flat_tools(tools: list) -> dict[Any, tuple[int, dict]]:
     for i, t in enumerate(tools):
         if not isinstance(t, dict):
             continue
-        fn = {"type": t.get("type", "function"), **t["function"]} if isinstance(t.get("function"), dict) else t
+        fn = flat_tool(t) if isinstance(t.get("function"), dict) else t
         out.setdefault(fn.get("name"), (i, fn))
     return out
 

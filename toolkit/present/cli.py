@@ -229,7 +229,7 @@ def _attribute(args) -> int:
     import pandas as pd
 
     from toolkit.capture import load_capture
-    from toolkit.layers.serialization import attribute_capture
+    from toolkit.layers.attribution import attribute_capture
 
     table = attribute_capture(load_capture(args.capture, keep_bodies=True, format=args.format), args.exchange)
     print(table.attrs["verdict"])

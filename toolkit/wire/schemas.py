@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["SchemaFacts", "canonical_json", "schema_facts", "schema_hash", "strict_state"]
+__all__ = ["SchemaFacts", "canonical_json", "flat_tool", "schema_facts", "schema_hash", "strict_state"]
 
 _MISSING = object()
 _CACHE_MAX = 4096
@@ -42,6 +42,14 @@ def canonical_json(obj: Any) -> str:
 
 
 _hash_cache: dict[str | bytes, str] = {}
+
+
+def flat_tool(tool: dict[str, Any]) -> dict[str, Any]:
+    """A Chat Completions tool (nested under ``function``) as a flat Responses-shaped one; other tools
+    as they are (a copy)."""
+    if isinstance(tool.get("function"), dict):
+        return {"type": tool.get("type", "function"), **tool["function"]}
+    return dict(tool)
 
 
 def schema_hash(schema: Any) -> str:

@@ -25,6 +25,7 @@ from toolkit.knowledge.pi_ai_tools import TOOL_APIS
 from toolkit.layers.serialization import PiAiRefusal, adapter_refusals, convert_tools, strict_state, variants
 from toolkit.layers.strict import strict_verdict
 from toolkit.present.widgets.base import RememberedWidget, esc, key_json, pane, seq
+from toolkit.wire.schemas import flat_tool
 
 __all__ = [
     "ADAPTERS",
@@ -122,12 +123,6 @@ def tool_definition(tool: str | dict) -> dict:
     return given
 
 
-def _flat(tool: dict) -> dict:
-    if isinstance(tool.get("function"), dict):
-        return {"type": tool.get("type", "function"), **tool["function"]}
-    return dict(tool)
-
-
 def variant_view(
     tool: str | dict,
     *,
@@ -171,7 +166,7 @@ def variant_view(
         "pi_ai": pi_ai,
     }
     try:
-        sent = _flat(convert_tools([definition], api=api, compat=_COMPAT_OBJ[compat], pi_ai=pi_ai)[0])
+        sent = flat_tool(convert_tools([definition], api=api, compat=_COMPAT_OBJ[compat], pi_ai=pi_ai)[0])
     except PiAiRefusal as exc:
         return _not_sent(base, f"pi-ai refuses before sending ({exc})")
     state = strict_state(sent)
@@ -252,7 +247,7 @@ def _adapter_view(
         "gateway": gateway,
     }
     try:
-        sent = _flat(convert_tools([definition], adapter=f"{adapter}@{version}", api=api, options=settings)[0])
+        sent = flat_tool(convert_tools([definition], adapter=f"{adapter}@{version}", api=api, options=settings)[0])
     except adapter_refusals() as exc:
         return _not_sent(base, f"{p.name} refuses before sending ({exc})")
     state = strict_state(sent)

@@ -393,3 +393,27 @@ def test_an_entry_with_a_nan_literal_is_lost_alone(tmp_path):
     assert (p.kind, p.location) == ("bad-entry", "entry 1") and pd.isna(p.exchange_id)
     assert f"NaN is not JSON (byte {raw.index(b'NaN')})" == p.message
     assert cap.summary()["reconciles"].all()
+
+
+def test_an_entry_nested_too_deeply_ends_the_walk_with_a_problem_not_a_crash(tmp_path):
+    """Python's decoder recurses; an absurdly nested entry is bad input with its byte, and the entries
+    before it are kept (the walk cannot know where that entry ends, so nothing after it is read)."""
+    deep = "[" * 5000 + "]" * 5000
+    text = json.dumps(har([entry(), entry(x="DEEP"), entry()])).replace('"DEEP"', deep)
+    path = write(tmp_path, None, raw=text.encode())
+    cap = toolkit.load_capture(path)
+    assert len(cap.exchanges) == 1
+    (msg,) = cap.problems["message"]
+    start = text.rindex('{"startedDateTime"', 0, text.index(deep))  # the second entry (ASCII: chars are bytes)
+    assert msg == (
+        f"JSON nested too deeply to read in the entry starting at byte {start} (the rest of the file cannot be read)"
+    )
+    with pytest.raises(CaptureError, match="nested too deeply"):  # as the first entry: nothing to keep
+        toolkit.load_capture(
+            write(
+                tmp_path,
+                None,
+                name="first.har",
+                raw=json.dumps(har([entry(x="DEEP")])).replace('"DEEP"', deep).encode(),
+            )
+        )

@@ -371,6 +371,10 @@ class _Walker:
             start = pos
             try:
                 obj, pos = _DECODER.raw_decode(self.text, pos)
+            except RecursionError:  # where the entry ends is unknown: the walk cannot go on
+                raise _StructureError(
+                    start, f"JSON nested too deeply to read in the entry starting at byte {self.byte_offset(start)}"
+                ) from None
             except json.JSONDecodeError as exc:
                 try:  # only a NaN/Infinity literal is wrong: that entry is lost, the walk goes on
                     _, pos = _LENIENT.raw_decode(self.text, pos)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
@@ -30,9 +31,17 @@ from toolkit.wire.records import (
     Issue,
 )
 
-__all__ = ["apply_result", "decode_exchange", "host_and_path"]
+__all__ = ["ParsedBody", "apply_result", "decode_exchange", "host_and_path"]
 
 _SSE_STARTS = ("event:", "data:", ":", "id:", "retry:")
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedBody:
+    """A request body a log already holds as parsed JSON (not as text): decoded as it is, not
+    serialised and parsed again."""
+
+    value: Any
 
 
 class _ApiDecoder(Protocol):
@@ -54,7 +63,7 @@ _NOT_API_SUBSTRINGS = ("javascript", "ecmascript", "xhtml", "woff", "wasm")
 
 def decode_exchange(
     exchange: Exchange,
-    request_body: bytes | str | None,
+    request_body: bytes | str | ParsedBody | None,
     response_body: bytes | str | None,
     *,
     request_content_type: str | None = None,
@@ -79,8 +88,9 @@ def _decode(out: Decoded, request_body: Any, response_body: Any, response_ct: st
     ex = out.exchange
     req = None
     req_error = None
-    req_text = _text(request_body)
-    if req_text:
+    if isinstance(request_body, ParsedBody):
+        req, request_body = request_body.value, None  # parsed from the log: no text to check
+    elif req_text := _text(request_body):
         try:
             req = loads(req_text)
         except json.JSONDecodeError as e:

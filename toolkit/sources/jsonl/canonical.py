@@ -22,6 +22,7 @@ from typing import Any
 from toolkit.sources.jsonl.entry import Entry
 from toolkit.sources.jsonl.fields import compact, epoch, header, headers, number, status, str_or_none
 from toolkit.wire import encodings
+from toolkit.wire.http import ParsedBody
 from toolkit.wire.json_text import json_kind
 from toolkit.wire.records import BAD_BODY, Issue
 
@@ -48,6 +49,8 @@ def entry(obj: dict[str, Any]) -> Entry:
     e.url = str_or_none(req.get("url"))
     e.request_headers = headers(req.get("headers"), "request", e.issues)
     e.request_body, e.request_bytes, req_fid = body(req, e.request_headers, "request", e.issues)
+    if req_fid == "json":  # the log holds the body as JSON: decoded as it is, not parsed again
+        e.request_body = ParsedBody(req["body"])
     fidelities = [req_fid]
     if isinstance(resp, dict):
         e.status = status(resp.get("status"), e.issues)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from toolkit.sources.jsonl.fields import header
-from toolkit.wire.http import decode_exchange, host_and_path
+from toolkit.wire.http import ParsedBody, decode_exchange, host_and_path
 from toolkit.wire.records import Decoded, Exchange, Header, Issue
 
 __all__ = ["Entry", "to_decoded"]
@@ -23,7 +23,7 @@ class Entry:
     status: int | None = None
     request_headers: list[tuple[str, str]] = field(default_factory=list)
     response_headers: list[tuple[str, str]] = field(default_factory=list)
-    request_body: bytes | str | None = None
+    request_body: bytes | str | ParsedBody | None = None  # ParsedBody: the log held it as JSON
     response_body: bytes | str | None = None
     request_bytes: int | None = None
     response_bytes: int | None = None

@@ -100,16 +100,23 @@ def _codex_binary(tmp: Path) -> Path:
     return next(tmp.glob("package/vendor/*/bin/codex"))
 
 
-def _run(codex: Path, base_url: str, sandbox: str, approval: str, out: Path, tmp: Path) -> None:
-    home, ws = tmp / f"home-{out.stem}", tmp / f"ws-{out.stem}"
+def codex_home(tmp: Path, name: str, base_url: str, model: str | None = None) -> tuple[Path, Path, dict]:
+    """A throwaway ``CODEX_HOME`` whose only provider is ``base_url`` (a dummy key), a workspace, and the
+    environment to run ``codex`` in: nothing of the user's own Codex setup is read."""
+    home, ws = tmp / f"home-{name}", tmp / f"ws-{name}"
     home.mkdir()
     ws.mkdir()
     (home / "config.toml").write_text(
-        'model = "gw-coder"\nmodel_provider = "lab"\n\n[model_providers.lab]\nname = "lab"\n'
+        (f'model = "{model}"\n' if model else "") + 'model_provider = "lab"\n\n[model_providers.lab]\nname = "lab"\n'
         f'base_url = "{base_url}"\nwire_api = "responses"\nenv_key = "LAB_KEY"\n',
         encoding="utf-8",
     )
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "CODEX_HOME": str(home), "LAB_KEY": "dummy"}
+    return home, ws, env
+
+
+def _run(codex: Path, base_url: str, sandbox: str, approval: str, out: Path, tmp: Path) -> None:
+    home, ws, env = codex_home(tmp, out.stem, base_url, model="gw-coder")
     cmd = [str(codex), "exec", "--skip-git-repo-check", "-s", sandbox, "-c", f'approval_policy="{approval}"']
     proc = subprocess.run(
         [*cmd, "list the files here"],

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -35,7 +34,7 @@ from pathlib import Path
 from typing import ClassVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from codex_rollouts import VERSION, _codex_binary, answer_stream  # the same binary and stream writer
+from codex_rollouts import VERSION, _codex_binary, answer_stream, codex_home  # the same binary and stream writer
 
 REPO = Path(__file__).resolve().parent.parent
 PROMPT = "say ok"
@@ -162,15 +161,7 @@ def _strict(tools) -> dict | None:
 
 
 def _run(codex: Path, url: str, cell: dict, tmp: Path, n: int) -> dict:
-    home, ws = tmp / f"home-{n}", tmp / f"ws-{n}"
-    home.mkdir()
-    ws.mkdir()
-    (home / "config.toml").write_text(
-        'model_provider = "lab"\n\n[model_providers.lab]\nname = "lab"\n'
-        f'base_url = "{url}"\nwire_api = "responses"\nenv_key = "LAB_KEY"\n',
-        encoding="utf-8",
-    )
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "CODEX_HOME": str(home), "LAB_KEY": "dummy"}
+    home, ws, env = codex_home(tmp, str(n), url)
     _Upstream.bodies = []
     proc = subprocess.run(
         [str(codex), "exec", "--skip-git-repo-check", *cell["argv"], PROMPT],

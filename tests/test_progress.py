@@ -41,7 +41,7 @@ def test_progress_is_silent_when_not_asked(tmp_path, capsys, fast_clock):
 
 
 def test_interrupt_stops_cleanly(tmp_path, capsys, monkeypatch, fast_clock):
-    real_add = capture._Builder.add
+    real_add = capture.Builder.add
     seen = itertools.count()
 
     def add(self, rec, fmt):
@@ -49,7 +49,7 @@ def test_interrupt_stops_cleanly(tmp_path, capsys, monkeypatch, fast_clock):
             raise KeyboardInterrupt
         real_add(self, rec, fmt)
 
-    monkeypatch.setattr(capture._Builder, "add", add)
+    monkeypatch.setattr(capture.Builder, "add", add)
     with pytest.raises(KeyboardInterrupt):
         toolkit.load_capture(_log(tmp_path), progress=True)
     assert capsys.readouterr().err.rstrip().endswith("interrupted")

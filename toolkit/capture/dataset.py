@@ -5,7 +5,7 @@ Layout (``OUT`` is the dataset folder)::
     OUT/manifest.json                                   one entry per input file (see ``ingest``)
     OUT/<frame>/source=<source>/day=<YYYY-MM-DD>/part-<NNNNN>.parquet
 
-The reader's records go to a fresh ``load._Builder`` per chunk of ``chunk`` exchanges; each chunk's
+The reader's records go to a fresh ``load.Builder`` per chunk of ``chunk`` exchanges; each chunk's
 frames are written as one row group per (frame, source, day) partition, so memory depends on the
 chunk, not the file. ``day`` is the UTC day of the row's exchange (``started_at``; an event without
 a known exchange: its own ``time``; no time: ``unknown``). Frames that aggregate across exchanges
@@ -43,7 +43,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from toolkit.capture import frames
-from toolkit.capture.load import FRAME_NAMES, _Builder
+from toolkit.capture.load import FRAME_NAMES, Builder
 from toolkit.capture.progress import Progress, file_position
 from toolkit.errors import InputError
 from toolkit.sources import detect
@@ -279,8 +279,8 @@ def _sha256(f: BinaryIO, stop: threading.Event, out: dict) -> None:
     out["sha256"] = h.hexdigest()
 
 
-def _new_builder(redact: bool) -> _Builder:
-    return _Builder(redact=redact)
+def _new_builder(redact: bool) -> Builder:
+    return Builder(redact=redact)
 
 
 def ingest(

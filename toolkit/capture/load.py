@@ -165,7 +165,7 @@ def load_captures(
     keep_bodies: bool = False,
 ) -> Capture:
     """Like ``load_capture`` for several files at once, into one set of frames."""
-    builder = _Builder(redact=redact, keep_bodies=keep_bodies)
+    builder = Builder(redact=redact, keep_bodies=keep_bodies)
     paths = [Path(p) for p in paths]
     for path, source in zip(paths, _source_names(paths)):
         fmt = detect.detect(path) if format is None else detect.check_format(format)
@@ -208,8 +208,11 @@ def _source_names(paths: list[Path]) -> list[str]:
     return names
 
 
-class _Builder:
-    """Collects one tuple per row (in ``frames.SCHEMAS`` column order); builds frames once at the end."""
+class Builder:
+    """Collects one tuple per row (in ``frames.SCHEMAS`` column order); builds frames once at the end.
+
+    Shared by ``load_capture`` (one builder per load) and the streaming ingest (one per chunk, whose
+    ``rows()`` go to Parquet without a DataFrame in between)."""
 
     def __init__(self, *, redact: bool, keep_bodies: bool = False):
         self.redact = redact
@@ -404,11 +407,16 @@ class _Builder:
             entry = self.parts[pid] = [pid, values, 0, xid]
         return entry
 
-    def build(self) -> Capture:
+    def finish(self) -> dict[str, list[tuple]]:
+        """Every frame's rows, the stored-once frames (parts, schemas) with their final counts; once."""
         self.rows["input_parts"] = [(pid, *values, uses, first) for pid, values, uses, first in self.parts.values()]
         for h, (schema, nprops, uses, first) in self.schemas.items():
             self.rows["tool_schemas"].append((h, self._obj(schema), nprops, uses, first))
-        built = {name: frames.from_rows(name, self.rows[name]) for name in FRAME_NAMES}
+        return self.rows
+
+    def build(self) -> Capture:
+        rows = self.finish()
+        built = {name: frames.from_rows(name, rows[name]) for name in FRAME_NAMES}
         return Capture(**built, entries=ENTRIES.from_records(self.entries), redacted=self.redact)
 
 
@@ -446,6 +454,7 @@ def part_id(values: tuple) -> str:
 
 __all__ = [
     "ENTRIES",
+    "Builder",
     "SUMMARY",
     "Capture",
     "CaptureError",

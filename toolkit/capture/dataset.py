@@ -47,12 +47,14 @@ from toolkit.capture.load import FRAME_NAMES, Builder
 from toolkit.capture.progress import Progress, file_position
 from toolkit.errors import InputError
 from toolkit.sources import detect
+from toolkit.sources.jsonl import split as jsonl_split
 from toolkit.wire.records import Decoded, EntryCount
 
 __all__ = [
     "AGGREGATED",
     "CHUNK",
     "MANIFEST",
+    "PARALLEL_MIN_BYTES",
     "TUPLE_COLUMNS",
     "DatasetError",
     "ingest",
@@ -65,6 +67,9 @@ __all__ = [
 
 #: Exchanges per chunk (one builder, one row group per partition).
 CHUNK = 1000
+
+#: A JSONL log is read in line ranges (``ingest(jobs=)``) of at least this many bytes each.
+PARALLEL_MIN_BYTES = 1 << 24
 
 #: The manifest's file name in the dataset folder.
 MANIFEST = "manifest.json"
@@ -114,21 +119,66 @@ def _arrow_schema(frame: str) -> pa.Schema:
     return pa.schema([pa.field(c, _arrow_type(t)) for c, t in frames.SCHEMAS[frame].items()])
 
 
+def _series_to_arrow(dtype: Any, s: pd.Series) -> pa.Array:
+    if dtype is object:
+        return pa.array([None if v is None else _json(v) for v in s], pa.string())
+    if isinstance(dtype, pd.CategoricalDtype) or dtype == frames.CAT:
+        arr = pa.array(s, from_pandas=True)  # the categorical's codes and categories, as they are
+        if not pa.types.is_dictionary(arr.type) or arr.type.value_type not in (pa.string(), pa.large_string()):
+            values = [None if pd.isna(v) else str(v) for v in s.astype(object)]
+            arr = pa.array(values, pa.string()).dictionary_encode()
+        return arr.cast(_arrow_type(dtype))
+    return pa.array(s, from_pandas=True).cast(_arrow_type(dtype))
+
+
 def _to_arrow(frame: str, df: pd.DataFrame) -> pa.Table:
-    arrays = []
-    for col, dtype in frames.SCHEMAS[frame].items():
-        s = df[col]
+    arrays = [_series_to_arrow(dtype, df[col]) for col, dtype in frames.SCHEMAS[frame].items()]
+    return pa.Table.from_arrays(arrays, schema=_arrow_schema(frame))
+
+
+def _json(v: Any) -> str:
+    return json.dumps(v, ensure_ascii=False, default=list)
+
+
+_PLAIN = {"string": pa.string(), "Int64": pa.int64(), "Float64": pa.float64(), "boolean": pa.bool_()}
+
+
+def _column_to_arrow(frame: str, col: str, dtype: Any, values: list) -> pa.Array:
+    """A builder column straight to Arrow; a value Arrow will not take as it is (an int in a string
+    column, a float in an integer one, a timestamp) goes the DataFrame way, so the result is the same."""
+    try:
         if dtype is object:
-            values = [None if v is None else json.dumps(v, ensure_ascii=False, default=list) for v in s]
-            arrays.append(pa.array(values, pa.string()))
-        elif isinstance(dtype, pd.CategoricalDtype) or dtype == frames.CAT:
-            arr = pa.array(s, from_pandas=True)  # the categorical's codes and categories, as they are
-            if not pa.types.is_dictionary(arr.type) or arr.type.value_type not in (pa.string(), pa.large_string()):
-                values = [None if pd.isna(v) else str(v) for v in s.astype(object)]
-                arr = pa.array(values, pa.string()).dictionary_encode()
-            arrays.append(arr.cast(_arrow_type(dtype)))
-        else:
-            arrays.append(pa.array(s, from_pandas=True).cast(_arrow_type(dtype)))
+            return pa.array([None if v is None else _json(v) for v in values], pa.string())
+        plain = _PLAIN.get(dtype) if isinstance(dtype, str) else None
+        if plain is not None:
+            if plain == pa.int64() and any(type(v) is bool for v in values):
+                raise TypeError("a bool in an integer column")
+            return pa.array(values, plain, from_pandas=True)
+        if isinstance(dtype, pd.CategoricalDtype) or dtype == frames.CAT:
+            if isinstance(dtype, pd.CategoricalDtype):
+                known = set(dtype.categories)
+                odd = {v for v in values if v is not None and v not in known}
+                if odd:  # the declaration's own error
+                    raise TypeError(odd)
+            arr = pa.array(values, pa.string())
+            return arr.dictionary_encode().cast(_arrow_type(dtype))
+    except (TypeError, ValueError, pa.ArrowException):
+        pass
+    series = frames.CAPTURE[frame].select([col]).from_columns({col: values})[col]
+    return _series_to_arrow(dtype, series)
+
+
+def _rows_to_arrow(frame: str, rows: list[tuple]) -> pa.Table:
+    """The table ``_to_arrow(frame, frames.from_rows(frame, rows))`` gives, without the DataFrame."""
+    schema = frames.SCHEMAS[frame]
+    width = len(schema)
+    for i, row in enumerate(rows):
+        if len(row) != width:
+            raise ValueError(f"{frame}: row {i} has {len(row)} values for {width} columns")
+    columns = list(zip(*rows)) if rows else [()] * width
+    arrays = [
+        _column_to_arrow(frame, col, dtype, list(values)) for (col, dtype), values in zip(schema.items(), columns)
+    ]
     return pa.Table.from_arrays(arrays, schema=_arrow_schema(frame))
 
 
@@ -178,8 +228,36 @@ def _days(times: pd.Series) -> list[str]:
     return [_UNKNOWN_DAY if pd.isna(t) else t.strftime("%Y-%m-%d") for t in times]
 
 
+_COLUMN = {f: {c: i for i, c in enumerate(cols)} for f, cols in frames.SCHEMAS.items()}
+
+
+class _DayOf:
+    """The UTC day of a time as the builder holds it (epoch seconds, rarely a timestamp), as the
+    frame's own conversion gives it; one conversion per day, not per row, away from midnight."""
+
+    def __init__(self) -> None:
+        self.days: dict[float, str] = {}
+
+    def __call__(self, t: Any) -> str:
+        if type(t) is float or type(t) is int:
+            n = t // 86400
+            if 1.0 < t - n * 86400 < 86399.0:
+                day = self.days.get(n)
+                if day is None:
+                    day = self.days[n] = self.exact(n * 86400 + 43200)
+                return day
+        return self.exact(t)
+
+    @staticmethod
+    def exact(t: Any) -> str:
+        return _days(_STARTED_AT.from_columns({"started_at": [t]})["started_at"])[0]
+
+
+_STARTED_AT = frames.CAPTURE["exchanges"].select(["started_at"])
+
+
 class _Chunks:
-    """Writes the frames of each chunk's capture, partitioned by day; aggregates ``AGGREGATED``."""
+    """Writes the frames of each chunk's rows, partitioned by day; aggregates ``AGGREGATED``."""
 
     def __init__(self, root: Path, source: str, chunk: int):
         self.parts = _Partitions(root, source)
@@ -190,54 +268,70 @@ class _Chunks:
         self.staged = {f: root / _STAGING / f"{f}.parquet" for f in self.aggregates}
         self.stage_writers: dict[str, pq.ParquetWriter] = {}
         self.chunks = 0
+        self.day_of = _DayOf()
 
-    def write(self, capture) -> None:
-        ex = capture.exchanges
-        for xid, day in zip(ex["exchange_id"], _days(ex["started_at"])):
-            self.recent_days[xid] = day
-            self.recent_days.move_to_end(xid)
-        while len(self.recent_days) > self.keep_days:
-            self.recent_days.popitem(last=False)
+    def write(self, rows: dict[str, list[tuple]]) -> None:
+        """One chunk: ``Builder.finish()``'s rows of every frame."""
+        at = _COLUMN["exchanges"]
+        xi, ti = at["exchange_id"], at["started_at"]
+        recent = self.recent_days
+        for r in rows["exchanges"]:
+            xid = r[xi]
+            recent[xid] = self.day_of(r[ti])
+            recent.move_to_end(xid)
+        while len(recent) > self.keep_days:
+            recent.popitem(last=False)
         for frame in FRAME_NAMES:
-            df = getattr(capture, frame)
+            frame_rows = rows[frame]
             if frame in self.aggregates:
-                self._aggregate(frame, df)
+                self._aggregate(frame, frame_rows)
                 continue
-            if not len(df):
+            if not frame_rows:
                 continue
-            self.rows[frame] += len(df)
-            days = self._row_days(frame, df)
-            table = _to_arrow(frame, df)
-            if len(set(days)) == 1:
+            self.rows[frame] += len(frame_rows)
+            days = self._row_days(frame, frame_rows)
+            table = _rows_to_arrow(frame, frame_rows)
+            groups: dict[str, list[int]] = {}
+            for i, day in enumerate(days):
+                groups.setdefault(day, []).append(i)
+            if len(groups) == 1:
                 self.parts.write(frame, days[0], table)
                 continue
-            for day, idx in pd.Series(days).groupby(days, sort=False).indices.items():
-                self.parts.write(frame, str(day), table.take(pa.array(idx)))
+            for day, idx in groups.items():
+                self.parts.write(frame, day, table.take(pa.array(idx)))
         self.chunks += 1
 
-    def _row_days(self, frame: str, df: pd.DataFrame) -> list[str]:
+    def _row_days(self, frame: str, rows: list[tuple]) -> list[str]:
+        at = _COLUMN[frame]
+        day_of = self.day_of
         if frame == "exchanges":
-            return _days(df["started_at"])
-        own = _days(df["time"]) if "time" in df.columns else None
-        if "exchange_id" not in df.columns:
-            return own or [_UNKNOWN_DAY] * len(df)
-        days = df["exchange_id"].astype(object).map(self.recent_days)
-        fallback = pd.Series(own if own is not None else _UNKNOWN_DAY, index=df.index)
-        return list(days.where(days.notna(), fallback))
+            i = at["started_at"]
+            return [day_of(r[i]) for r in rows]
+        ti = at.get("time")
+        xi = at.get("exchange_id")
+        if xi is None:
+            return [day_of(r[ti]) for r in rows] if ti is not None else [_UNKNOWN_DAY] * len(rows)
+        recent = self.recent_days
+        if ti is None:
+            return [recent.get(r[xi], _UNKNOWN_DAY) if r[xi] is not None else _UNKNOWN_DAY for r in rows]
+        return [recent.get(r[xi]) or day_of(r[ti]) if r[xi] is not None else day_of(r[ti]) for r in rows]
 
-    def _aggregate(self, frame: str, df: pd.DataFrame) -> None:
+    def _aggregate(self, frame: str, rows: list[tuple]) -> None:
         key, count, first = AGGREGATED[frame]
+        at = _COLUMN[frame]
+        ki, ni, fi = at[key], at[count], at[first]
         seen = self.aggregates[frame]
         new = []
-        for i, (k, n, x) in enumerate(zip(df[key], df[count], df[first])):
+        for r in rows:
+            k, n, x = r[ki], r[ni], r[fi]
             entry = seen.get(k)
             if entry is None:
                 seen[k] = [int(n), self.recent_days.get(x, _UNKNOWN_DAY) if isinstance(x, str) else _UNKNOWN_DAY]
-                new.append(i)
+                new.append(r)
             else:
                 entry[0] += int(n)
         if new:
-            table = _to_arrow(frame, df.iloc[new])
+            table = _rows_to_arrow(frame, new)
             writer = self.stage_writers.get(frame)
             if writer is None:
                 self.staged[frame].parent.mkdir(parents=True, exist_ok=True)
@@ -246,20 +340,39 @@ class _Chunks:
 
     def finish(self) -> None:
         """Write the aggregated frames with their totals, close every file."""
-        for frame, writer in self.stage_writers.items():
+        self.close_part()
+        self.write_aggregates(self.aggregates, {f: [p] for f, p in self.staged.items() if p.exists()})
+
+    def close_part(self) -> None:
+        """Close every file, leaving the aggregated frames staged (a part of a file read in parallel)."""
+        for writer in self.stage_writers.values():
             writer.close()
-            key, count, _first = AGGREGATED[frame]
-            seen = self.aggregates[frame]
-            for batch in pq.ParquetFile(self.staged[frame]).iter_batches(batch_size=4096):
-                table = pa.Table.from_batches([batch])
-                keys = table.column(key).to_pylist()
-                i = table.schema.get_field_index(count)
-                table = table.set_column(i, count, pa.array([seen[k][0] for k in keys], pa.int64()))
-                days = [seen[k][1] for k in keys]
-                for day, idx in pd.Series(days).groupby(days, sort=False).indices.items():
-                    self.parts.write(frame, str(day), table.take(pa.array(idx)))
-            self.rows[frame] = len(seen)
         self.stage_writers = {}
+        self.parts.close()
+
+    def write_aggregates(self, aggregates: dict[str, dict[str, list]], staged: dict[str, list[Path]]) -> None:
+        """One row per key with its total, from the first staged file (in file order) holding it."""
+        for frame, files in staged.items():
+            key, count, _first = AGGREGATED[frame]
+            seen = aggregates[frame]
+            written: set[str] = set()
+            for path in files:
+                for batch in pq.ParquetFile(path).iter_batches(batch_size=4096):
+                    table = pa.Table.from_batches([batch])
+                    keys = table.column(key).to_pylist()
+                    if len(files) > 1:  # a key first seen in an earlier part was staged there
+                        keep = [i for i, k in enumerate(keys) if k not in written]
+                        written.update(keys)
+                        if len(keep) < len(keys):
+                            table, keys = table.take(pa.array(keep, pa.int64())), [keys[i] for i in keep]
+                    i = table.schema.get_field_index(count)
+                    table = table.set_column(i, count, pa.array([seen[k][0] for k in keys], pa.int64()))
+                    groups: dict[str, list[int]] = {}
+                    for j, k in enumerate(keys):
+                        groups.setdefault(seen[k][1], []).append(j)
+                    for day, idx in groups.items():
+                        self.parts.write(frame, day, table.take(pa.array(idx, pa.int64())))
+            self.rows[frame] = len(seen)
         self.parts.close()
 
     def abandon(self) -> None:
@@ -283,6 +396,123 @@ def _new_builder(redact: bool) -> Builder:
     return Builder(redact=redact)
 
 
+class _Reading:
+    """The counts of one read (a whole file, or one part of it read in parallel)."""
+
+    def __init__(self) -> None:
+        self.records = self.exchanges = 0
+        self.entries: list[dict] = []
+        self.complete = False
+        self.bytes_read: int | None = None
+
+    def merge(self, other: dict) -> None:
+        self.records += other["records"]
+        self.exchanges += other["exchanges"]
+        self.entries += other["entries"]
+
+
+def _read(records: Iterable, fmt: str, chunks: _Chunks, counts: _Reading, redact: bool, chunk: int, tick) -> None:
+    """The records, a builder per chunk, into ``chunks``; what was read is written also on Ctrl-C."""
+    builder, in_chunk, recs_in_chunk = _new_builder(redact), 0, 0
+    try:
+        for rec in records:
+            builder.add(rec, fmt)
+            counts.records += 1
+            recs_in_chunk += 1
+            tick()
+            if isinstance(rec, EntryCount):
+                counts.entries.append({"unit": rec.unit, "entries": rec.entries})
+            elif isinstance(rec, Decoded):
+                counts.exchanges += 1
+                in_chunk += 1
+            if in_chunk >= chunk or recs_in_chunk >= chunk * _RECORDS_PER_EXCHANGE:
+                chunks.write(builder.finish())
+                builder, in_chunk, recs_in_chunk = _new_builder(redact), 0, 0
+        counts.complete = True
+    finally:
+        with _interrupts_deferred():
+            if recs_in_chunk:
+                chunks.write(builder.finish())
+            del builder
+
+
+#: Per worker of a parallel read: (records, bytes) read so far, for the parent's progress line.
+_SHARED: Any = None
+
+
+def _init_worker(shared: Any) -> None:
+    global _SHARED
+    _SHARED = shared
+
+
+def _read_part(args: tuple) -> dict:
+    """One line range of a file read in parallel, into its own staging folder (a worker process)."""
+    path, stage, source, fmt, redact, chunk, part, k = args
+    chunks = _Chunks(Path(stage), source, chunk)
+    counts = _Reading()
+    at = [part[0]]
+    shared = _SHARED
+
+    def tick() -> None:
+        if shared is not None:
+            shared[2 * k] = counts.records
+            shared[2 * k + 1] = at[0] - part[0]
+
+    try:
+        with contextlib.suppress(KeyboardInterrupt):  # a Ctrl-C stops the part: what it read is kept
+            _read(jsonl_split.read_range(path, source, part, at=at), fmt, chunks, counts, redact, chunk, tick)
+        chunks.close_part()
+    except BaseException:
+        chunks.abandon()
+        raise
+    return {
+        "records": counts.records,
+        "exchanges": counts.exchanges,
+        "entries": counts.entries,
+        "complete": counts.complete,
+        "bytes_read": at[0] - part[0],
+        "rows": chunks.rows,
+        "chunks": chunks.chunks,
+        "files": chunks.parts.files,
+        "aggregates": chunks.aggregates,
+        "staged": {f: str(p) for f, p in chunks.staged.items() if p.exists()},
+    }
+
+
+def _merge_parts(chunks: _Chunks, stage: Path, results: list[dict]) -> None:
+    """The parts' files into ``stage`` in file order (renumbered per partition), then the aggregated
+    frames with totals over every part."""
+    parts = chunks.parts
+    for k, res in enumerate(results):
+        for rel in res["files"]:
+            frame, _sdir, day_dir, _name = rel.split("/")
+            key = (frame, day_dir.removeprefix("day="))
+            n = parts.parts.get(key, 0)
+            parts.parts[key] = n + 1
+            new = f"{frame}/{parts.source_dir}/{day_dir}/part-{n:05d}.parquet"
+            (stage / new).parent.mkdir(parents=True, exist_ok=True)
+            os.replace(stage / f"part{k}" / rel, stage / new)
+            parts.files.append(new)
+        for frame, n in res["rows"].items():
+            if frame not in chunks.aggregates:
+                chunks.rows[frame] += n
+        chunks.chunks += res["chunks"]
+    merged: dict[str, dict[str, list]] = {f: {} for f in chunks.aggregates}
+    staged: dict[str, list[Path]] = {f: [] for f in chunks.aggregates}
+    for res in results:
+        for frame, seen in res["aggregates"].items():
+            into = merged[frame]
+            for key, (n, day) in seen.items():
+                entry = into.get(key)
+                if entry is None:
+                    into[key] = [n, day]
+                else:
+                    entry[0] += n
+        for frame, p in res["staged"].items():
+            staged[frame].append(Path(p))
+    chunks.write_aggregates(merged, {f: ps for f, ps in staged.items() if ps})
+
+
 def ingest(
     path: str | os.PathLike[str],
     out: str | os.PathLike[str],
@@ -292,22 +522,29 @@ def ingest(
     redact: bool = True,
     chunk: int = CHUNK,
     progress: bool | None = None,
+    jobs: int = 1,
 ) -> dict:
     """Read one capture file into the dataset at ``out``; return its manifest entry.
 
     ``source`` names the rows (default: the file's name, as ``load_capture`` names them). The entry
     holds path, source, format, sha256, bytes, entries (what the reader counted), rows per frame,
-    problems, chunks and ``complete``. On Ctrl-C the rows read so far are written and closed, the
-    entry says ``complete: false`` (with ``records`` and ``bytes_read``: how far it got) and
-    ``KeyboardInterrupt`` is raised again. Re-ingesting a file replaces its partitions and entry."""
+    problems, chunks, parts and ``complete``. ``jobs`` > 1 reads a plain (uncompressed) JSONL log of
+    at least twice ``PARALLEL_MIN_BYTES`` in up to that many line ranges, one process each, into the same dataset a single
+    process writes (other files: one process). On Ctrl-C the rows read so far are written and
+    closed, the entry says ``complete: false`` (with ``records`` and ``bytes_read``: how far it
+    got) and ``KeyboardInterrupt`` is raised again. Re-ingesting a file replaces its partitions and
+    entry."""
     path, out = Path(path), Path(out)
     if chunk < 1:
         raise ValueError(f"chunk must be at least 1, not {chunk}")
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, not {jobs}")
     source = path.name if source is None else source
     fmt = detect.detect(path) if format is None else detect.check_format(format)
     reader = detect.reader_for(fmt)
     out.mkdir(parents=True, exist_ok=True)
     _check_source(out, source, path)
+    parts = jsonl_split.ranges(path, jobs, min_bytes=PARALLEL_MIN_BYTES) if jobs > 1 and fmt == "jsonl" else []
     stage = out / _STAGING / f"{quote(source, safe='')}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     stage.mkdir(parents=True)
     size = path.stat().st_size
@@ -318,38 +555,20 @@ def ingest(
     hasher = threading.Thread(target=_sha256, args=(hashed, stop, digest), daemon=True)
     hasher.start()
     chunks = _Chunks(stage, source, chunk)
-    entries: list[dict] = []
+    counts = _Reading()
     started = time.monotonic()
-    complete = False
-    records = exchanges = 0
-    position = file_position(path, ignore=[hashed_fd])
-    bytes_read: int | None = None
     try:
-        bar = Progress(source, enabled=progress, total_bytes=size, position=position)
-        with bar:
-            builder, in_chunk, recs_in_chunk = _new_builder(redact), 0, 0
+        if len(parts) > 1:
+            _read_parallel(path, stage, source, fmt, redact, chunk, parts, chunks, counts, progress)
+        else:
+            position = file_position(path, ignore=[hashed_fd])
+            bar = Progress(source, enabled=progress, total_bytes=size, position=position)
             try:
-                for rec in reader(path, source):
-                    builder.add(rec, fmt)
-                    records += 1
-                    recs_in_chunk += 1
-                    bar.tick()
-                    if isinstance(rec, EntryCount):
-                        entries.append({"unit": rec.unit, "entries": rec.entries})
-                    elif isinstance(rec, Decoded):
-                        exchanges += 1
-                        in_chunk += 1
-                    if in_chunk >= chunk or recs_in_chunk >= chunk * _RECORDS_PER_EXCHANGE:
-                        chunks.write(builder.build())
-                        builder, in_chunk, recs_in_chunk = _new_builder(redact), 0, 0
-                complete = True
+                with bar:
+                    _read(reader(path, source), fmt, chunks, counts, redact, chunk, bar.tick)
             finally:
-                bytes_read = size if complete else position()
+                counts.bytes_read = size if counts.complete else position()
                 with _interrupts_deferred():
-                    # also when interrupted: what was read is written, and every file is closed
-                    if recs_in_chunk:
-                        chunks.write(builder.build())
-                    del builder
                     chunks.finish()
     except KeyboardInterrupt:
         pass
@@ -358,6 +577,7 @@ def ingest(
         chunks.abandon()
         shutil.rmtree(stage, ignore_errors=True)
         raise
+    complete = counts.complete
     if complete:
         hasher.join()
     else:
@@ -368,16 +588,17 @@ def ingest(
         "format": fmt,
         "sha256": digest.get("sha256"),
         "bytes": size,
-        "entries": sum(e["entries"] for e in entries) if entries else None,
-        "unit": entries[0]["unit"] if entries else None,
-        "records": records,
-        "exchanges": exchanges,
+        "entries": sum(e["entries"] for e in counts.entries) if counts.entries else None,
+        "unit": counts.entries[0]["unit"] if counts.entries else None,
+        "records": counts.records,
+        "exchanges": counts.exchanges,
         "rows": chunks.rows,
         "problems": chunks.rows.get("problems", 0),
         "chunks": chunks.chunks,
+        "parts": max(1, len(parts)),
         "redacted": redact,
         "complete": complete,
-        "bytes_read": bytes_read,
+        "bytes_read": counts.bytes_read,
         "seconds": round(time.monotonic() - started, 3),
         "files": sorted(chunks.parts.files),
     }
@@ -386,6 +607,60 @@ def ingest(
     if not complete:
         raise KeyboardInterrupt
     return entry
+
+
+def _read_parallel(
+    path: Path,
+    stage: Path,
+    source: str,
+    fmt: str,
+    redact: bool,
+    chunk: int,
+    parts: list,
+    chunks: _Chunks,
+    counts: _Reading,
+    progress: bool | None,
+) -> None:
+    """Read the line ranges in worker processes and merge them into ``chunks``.
+    A Ctrl-C reaches the workers too: each closes what it wrote and returns; the parent merges."""
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    shared = multiprocessing.Array("q", 2 * len(parts), lock=False)
+    args = [(str(path), str(stage / f"part{k}"), source, fmt, redact, chunk, p, k) for k, p in enumerate(parts)]
+    bar = Progress(source, enabled=progress, total_bytes=path.stat().st_size, position=lambda: sum(shared[1::2]))
+    pool = ProcessPoolExecutor(max_workers=len(parts), initializer=_init_worker, initargs=(shared,))
+    interrupted = False
+    try:
+        with bar:
+            futures = [pool.submit(_read_part, a) for a in args]
+            pending = set(futures)
+            ticked = 0
+            while pending:
+                try:
+                    _done, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+                except KeyboardInterrupt:
+                    interrupted = True  # the workers got it too; wait for what they wrote
+                    continue
+                now = sum(shared[0::2])
+                if now > ticked:
+                    bar.tick(now - ticked)
+                    ticked = now
+            results = [f.result() for f in futures]
+    finally:
+        pool.shutdown(wait=True)
+    with _interrupts_deferred():
+        _merge_parts(chunks, stage, results)
+        chunks.parts.close()
+        for res in results:
+            counts.merge(res)
+        if len(counts.entries) > 1:  # each part counted its lines: one count, as one pass gives
+            counts.records -= len(counts.entries) - 1
+            counts.entries = [{"unit": counts.entries[0]["unit"], "entries": sum(e["entries"] for e in counts.entries)}]
+        counts.complete = not interrupted and all(r["complete"] for r in results)
+        counts.bytes_read = sum(r["bytes_read"] for r in results)
+    if interrupted:
+        raise KeyboardInterrupt
 
 
 @contextlib.contextmanager
@@ -487,15 +762,16 @@ def ingest_many(
     **options: Any,
 ) -> list[dict]:
     """``ingest`` every file into one dataset, ``jobs`` files at a time in worker processes (default:
-    the CPU count; 1 = in this process). Sources are named as ``load_captures`` names them (the
-    shortest distinct path suffix). ``options`` go to ``ingest``; ``on_done`` sees each entry."""
+    the CPU count; 1 = in this process); a single file gets the ``jobs`` (``ingest``'s line ranges).
+    Sources are named as ``load_captures`` names them (the shortest distinct path suffix).
+    ``options`` go to ``ingest``; ``on_done`` sees each entry."""
     files = [Path(p) for p in paths]
     names = _distinct_sources(files)
     jobs = jobs or os.cpu_count() or 1
     done: list[dict] = []
     if jobs == 1 or len(files) == 1:
         for p, name in zip(files, names):
-            done.append(ingest(p, out, source=name, **options))
+            done.append(ingest(p, out, source=name, jobs=jobs, **options))
             if on_done:
                 on_done(done[-1])
         return done

@@ -192,7 +192,7 @@ def _ingest(args) -> int:
     options = {"format": args.format, "progress": args.progress, "redact": not args.no_redact}
     if args.chunk:
         options["chunk"] = args.chunk
-    entries = ingest_many(paths, Path(args.out), jobs=args.jobs, on_done=done, **options)
+    entries = ingest_many(paths, Path(args.out), jobs=args.jobs or None, on_done=done, **options)
     print(f"wrote {len(entries)} captures and manifest.json to {args.out}", file=sys.stderr)
     return 0
 
@@ -327,7 +327,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=list(CAPTURE_FORMATS),
         help="force a capture format (default: detected; see `agent-contract formats`)",
     )
-    i.add_argument("--jobs", type=int, default=1, metavar="N", help="files ingested at once, in N processes")
+    i.add_argument(
+        "--jobs",
+        type=int,
+        default=0,
+        metavar="N",
+        help="processes: N files at once, or one large JSONL log in N line ranges (default: the CPU count)",
+    )
     i.add_argument("--chunk", type=int, metavar="EXCHANGES", help="exchanges per row group (default 1000)")
     i.add_argument("--no-redact", action="store_true", help="keep secrets as captured (off by default)")
     i.add_argument(

@@ -75,6 +75,7 @@ EXPECTED_FRAMES = {
     "config.routes",
     "hops.align",
     "hops.diff",
+    "inputs_sent",
     "inputs_wide",
     "plots.error_counts",
     "plots.strict_counts",

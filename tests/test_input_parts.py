@@ -78,7 +78,7 @@ def test_the_wide_view_is_the_old_inputs_frame_row_for_row(path):
 
 def test_each_part_is_stored_once_with_its_uses_and_first_request():
     cap = toolkit.load_capture(DATA / "busy-day" / "gateway.jsonl")
-    parts, refs = cap.input_parts, cap.inputs
+    parts, refs = cap.input_parts, cap.inputs_sent()
     assert parts["part_id"].is_unique and set(refs["part_id"]) == set(parts["part_id"])
     counts = refs["part_id"].value_counts()
     assert (parts.set_index("part_id")["uses"] == counts.reindex(parts["part_id"])).all()
@@ -99,10 +99,12 @@ def test_the_wide_view_narrows_to_columns_requests_and_parts():
     assert list(some.columns) == ["exchange_id", "item_index", "part_index", "text"]
     pd.testing.assert_frame_equal(some, wide[list(some.columns)])
     xid = cap.exchanges["exchange_id"].iloc[5]
-    pd.testing.assert_frame_equal(cap.inputs_wide(exchange_ids=[xid]), wide[wide["exchange_id"] == xid])
+    only = wide[wide["exchange_id"] == xid].reset_index(drop=True)  # a narrowed view is numbered from 0
+    pd.testing.assert_frame_equal(cap.inputs_wide(exchange_ids=[xid]), only)
     outputs = cap.input_parts[cap.input_parts["item_type"] == "function_call_output"]
     assert len(outputs)
-    pd.testing.assert_frame_equal(cap.inputs_wide(parts=outputs), wide[wide["item_type"] == "function_call_output"])
+    only = wide[wide["item_type"] == "function_call_output"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(cap.inputs_wide(parts=outputs), only)
     with pytest.raises(ValueError, match="cannot select"):
         cap.inputs_wide(["part_id"])
 
@@ -149,9 +151,10 @@ def test_stored_parts_grow_with_the_conversation_not_its_square(tmp_path):
         p = tmp_path / f"conv-{n}.har"
         _conversation(p, n)
         cap = toolkit.load_capture(p)
-        sizes[n] = (len(cap.inputs), len(cap.input_parts))
-        # the system prompt and the three parts of each turn, each once
-        assert len(cap.input_parts) == 1 + 3 * n and len(cap.inputs) == n + 3 * n * (n + 1) // 2
+        sizes[n] = (len(cap.inputs_sent()), len(cap.input_parts))
+        # the system prompt and the three parts of each turn, each once (and, past each prefix, once in inputs)
+        assert len(cap.input_parts) == 1 + 3 * n == len(cap.inputs)
+        assert len(cap.inputs_sent()) == n + 3 * n * (n + 1) // 2
         assert cap.input_parts["uses"].iloc[0] == n  # the system prompt, in every request
     assert sizes[40][1] - sizes[20][1] == 2 * (sizes[20][1] - sizes[10][1])  # linear, where inputs is quadratic
 

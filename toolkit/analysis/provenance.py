@@ -599,7 +599,7 @@ def _image_rows(ev: _Evidence, model: str) -> list[dict]:
     for cap in ev.hops[:1]:
         parts = cap.input_parts
         dropped = cap.inputs_wide([], parts=parts[parts["image_dropped"].fillna(False)])
-        sent = cap.inputs[cap.inputs["part_id"].isin(parts.loc[parts["part_type"] == "input_image", "part_id"])]
+        sent = cap.inputs_sent(parts=parts[parts["part_type"] == "input_image"])  # image parts, per request
         if len(dropped):
             rows.append(
                 _row(

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,7 @@ __all__ = [
     "CAPTURE",
     "CAT",
     "DECLARED",
+    "INPUTS_SENT",
     "INPUTS_WIDE",
     "INPUT_PART",
     "SCHEMAS",
@@ -75,11 +77,11 @@ class Frame:
         """From row tuples in column order; every row is checked, not only the first."""
         rows = list(rows)
         width = len(self.columns)
-        for i, row in enumerate(rows):
-            if len(row) != width:
-                raise ValueError(f"{self.name}: row {i} has {len(row)} values for {width} columns")
-        values = list(zip(*rows)) if rows else [()] * width
-        return self.from_columns({c: list(v) for c, v in zip(self.columns, values)})
+        if set(map(len, rows)) - {width}:  # the widths at C speed; the first bad row named when one is found
+            i, n = next((i, len(row)) for i, row in enumerate(rows) if len(row) != width)
+            raise ValueError(f"{self.name}: row {i} has {n} values for {width} columns")
+        # a column at a time: zip(*rows) would make an iterator per row, slower on long frames
+        return self.from_columns({c: list(map(itemgetter(i), rows)) for i, c in enumerate(self.columns)})
 
     def from_records(self, records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
         """From dicts keyed by column; a missing or unknown key is a bug in the caller, not data."""
@@ -111,7 +113,10 @@ class Frame:
                     odd = sorted({str(v) for v in distinct if not pd.isna(v) and v not in known})
                     if odd:
                         raise ValueError(f"{self.name}.{col}: {odd} not in {list(dtype.categories)}")
-                data[col] = pd.Series(values, dtype=object if dtype != "string" else None).astype(dtype)
+                    if isinstance(distinct, set):  # codes by one lookup per row, not astype's hashing of objects
+                        data[col] = pd.Series(_categorical(values, dtype, distinct))
+                        continue
+                data[col] = pd.Series(values, dtype=object).astype(dtype)
         return pd.DataFrame(data, columns=list(self.columns))
 
     def conform(self, df: pd.DataFrame) -> pd.DataFrame:
@@ -137,6 +142,14 @@ class Frame:
             if not ok:
                 out.append(f"{self.name}.{col}: {actual} != declared {dtype}")
         return out
+
+
+def _categorical(values: list, dtype: pd.CategoricalDtype, distinct: set) -> pd.Categorical:
+    """``values`` (each a category or missing, as checked) as a categorical of ``dtype``."""
+    code = {c: i for i, c in enumerate(dtype.categories)}
+    code.update((v, -1) for v in distinct if v not in code)  # the missing values
+    codes = np.fromiter(map(code.__getitem__, values), dtype=np.int32, count=len(values))
+    return pd.Categorical.from_codes(codes, dtype=dtype)
 
 
 def _utc(values: list) -> pd.Series:
@@ -234,16 +247,26 @@ SCHEMAS: dict[str, dict[str, object]] = {
         "parse_error": "string",
         "complete": "boolean",
     },
-    "inputs": {  # one row per part a request sent: where it sat, and which part it was
+    # one row per part a request sent past the input of the earlier request it begins with (its row of
+    # ``input_prefixes``; no such row: every part it sent): where it sat, and which part it was
+    "inputs": {
         "exchange_id": "string",
         "item_index": "Int64",
         "part_index": "Int64",
         "part_id": "string",  # the row of ``input_parts``
     },
+    # one row per request whose input begins with the whole input of an earlier request of its source: the
+    # longest such (ties: the latest). A retry resends it all; an agent loop adds a few items each step.
+    "input_prefixes": {
+        "exchange_id": "string",
+        "prefix_of": "string",  # the earlier request
+        "items": "Int64",  # how many leading input items the two share
+        "parts": "Int64",  # how many parts those items hold: the earlier request's whole input
+    },
     "input_parts": {  # one row per distinct part, however many requests resent it
         "part_id": "string",
         **INPUT_PART,
-        "uses": "Int64",  # how many rows of ``inputs`` reference it
+        "uses": "Int64",  # how many times requests sent it (its rows of ``inputs_sent``)
         "first_exchange_id": "string",
     },
     "headers": {
@@ -292,7 +315,11 @@ TEXT_PREVIEW = 500
 #: The capture frames, declared.
 CAPTURE: dict[str, Frame] = {name: declare(name, cols) for name, cols in SCHEMAS.items()}
 
-#: ``Capture.inputs_wide()``: ``inputs`` joined to ``input_parts``, one row per part sent with all it
+#: ``Capture.inputs_sent()``: one row per part each request sent, prefix included (``inputs`` expanded
+#: through ``input_prefixes``; the rows ``inputs`` held before repeated parts were stored once).
+INPUTS_SENT = declare("inputs_sent", SCHEMAS["inputs"])
+
+#: ``Capture.inputs_wide()``: ``inputs_sent`` joined to ``input_parts``, one row per part sent with all it
 #: was (the shape ``inputs`` had before parts were stored once).
 INPUTS_WIDE = declare(
     "inputs_wide", {**{c: SCHEMAS["inputs"][c] for c in ("exchange_id", "item_index", "part_index")}, **INPUT_PART}

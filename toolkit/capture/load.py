@@ -11,9 +11,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import orjson
 import pandas as pd
 
 from toolkit.capture import frames
+from toolkit.capture.inputs import expand
 from toolkit.capture.progress import Progress as _Progress
 from toolkit.capture.progress import file_position
 from toolkit.capture.redact import redact_header, redact_obj, redact_text
@@ -70,6 +72,7 @@ class Capture:
     tool_schemas: pd.DataFrame
     calls: pd.DataFrame
     inputs: pd.DataFrame
+    input_prefixes: pd.DataFrame
     input_parts: pd.DataFrame
     headers: pd.DataFrame
     problems: pd.DataFrame
@@ -102,11 +105,25 @@ class Capture:
                     "events": int((self.events["source"] == src.source).sum()),
                     "tools": int(self.tools["exchange_id"].isin(ids).sum()),
                     "calls": int(self.calls["exchange_id"].isin(ids).sum()),
-                    "inputs": int(self.inputs["exchange_id"].isin(ids).sum()),
+                    "inputs": int(self.inputs["exchange_id"].isin(ids).sum())  # parts sent, prefixes included
+                    + int(self.input_prefixes.loc[self.input_prefixes["exchange_id"].isin(ids), "parts"].sum()),
                     "problems": len(probs),
                 }
             )
         return Summary(SUMMARY.from_records(rows))
+
+    def inputs_sent(
+        self, exchange_ids: Iterable[str] | None = None, *, parts: pd.DataFrame | None = None
+    ) -> pd.DataFrame:
+        """One row per part each request sent, its prefix's parts included (frame ``inputs_sent``, the rows
+        ``inputs`` held before repeated inputs were stored once): requests in ``exchanges`` order, parts
+        in the order sent. ``exchange_ids`` keeps only those requests, ``parts`` (rows of
+        ``input_parts``) only those parts; either is applied before anything is copied."""
+        ids = self.exchanges["exchange_id"]
+        if exchange_ids is not None:
+            ids = ids[ids.isin(list(exchange_ids))]
+        part_ids = None if parts is None else parts["part_id"]
+        return expand(self.inputs, self.input_prefixes, ids, part_ids=part_ids)
 
     def inputs_wide(
         self,
@@ -115,20 +132,16 @@ class Capture:
         exchange_ids: Iterable[str] | None = None,
         parts: pd.DataFrame | None = None,
     ) -> pd.DataFrame:
-        """One row per part sent, with everything about it: ``inputs`` joined to ``input_parts``
+        """One row per part sent, with everything about it: ``inputs_sent()`` joined to ``input_parts``
         (frame ``inputs_wide``, the shape ``inputs`` had before parts were stored once).
 
-        Rows and their order are those of ``inputs``; ``columns`` keeps only some of the part's columns,
-        ``exchange_ids`` only those requests, ``parts`` (rows of ``input_parts``) only those parts. The
-        narrower the ask, the less of a long conversation's history is copied back into every request.
+        Rows and their order are those of ``inputs_sent()``; ``columns`` keeps only some of the part's
+        columns, ``exchange_ids`` only those requests, ``parts`` (rows of ``input_parts``) only those
+        parts. The narrower the ask, the less of a long conversation's history is copied back into every request.
         """
-        refs = self.inputs
-        if exchange_ids is not None:
-            refs = refs[refs["exchange_id"].isin(list(exchange_ids))]
-        if parts is not None:
-            refs = refs[refs["part_id"].isin(parts["part_id"])]
         wanted = list(frames.INPUT_PART) if columns is None else list(columns)
         frame = frames.INPUTS_WIDE.select([*_WHERE_SENT, *wanted])  # refuses a column it does not have
+        refs = self.inputs_sent(exchange_ids, parts=parts)
         at = pd.Index(self.input_parts["part_id"]).get_indexer(refs["part_id"])
         if (at < 0).any():
             missing = refs.loc[at < 0, "part_id"].iloc[0]
@@ -221,10 +234,14 @@ class Builder:
         self.schemas: dict[str, list] = {}  # hash -> [schema, n_properties, uses, first exchange]
         self.parts: dict[str, list] = {}  # part id -> [its input_parts values, uses, first exchange]
         self._part_of: dict[tuple, list] = {}  # a part as read (before redaction) -> its entry in self.parts
+        # per request with input: (its prefix or None, parts before its own, its own (item, part, id) rows);
+        # a request with no rows of its own (a retry) shares its prefix's entry
+        self._own: dict[str, tuple[str | None, int, list[tuple]]] = {}
+        self._full: dict[tuple[str, int, int], list[str]] = {}  # (source, parts, chain hash) -> requests
         self.entries: list[dict] = []
         self._obj = self._redacted if redact else _same
         self._txt_cache: dict[str, str | None] = {}
-        self._header_cache: dict[tuple[str, str | None], tuple[str, str | None]] = {}
+        self._header_cache: dict[tuple[str, str, str], tuple[str, str, str | None]] = {}
 
     def _txt(self, text: str | None) -> str | None:
         """Redact, remembering short strings: histories resend the same texts in every request."""
@@ -360,10 +377,39 @@ class Builder:
                     c.complete,
                 )
             )
-        inputs = self.rows["inputs"]
+        if d.inputs:
+            self._inputs(xid, ex.source, d.inputs)
+        headers = self.rows["headers"]
+        seen = self._header_cache
+        cached = seen.get
+        head = (xid,)
+        for hd in d.headers:
+            key = (hd.direction, hd.name, hd.value)
+            row = cached(key)
+            if row is None:  # every request repeats most of its headers: redact each one once
+                if len(seen) > 65536:
+                    seen.clear()
+                value = redact_header(hd.name, hd.value) if self.redact else hd.value
+                row = seen[key] = (hd.direction, hd.name.lower(), value)
+            headers.append(head + row)
+        problems = self.rows["problems"]
+        for issue in d.issues:
+            problems.append((ex.source, ex.location, issue.kind, txt(issue.message), xid))
+
+    def _inputs(self, xid: str, source: str, parts: list) -> None:
+        """Rows of ``inputs`` past the longest earlier input of the source this one begins with (its row
+        of ``input_prefixes``). Candidates come from a chain hash over whole items; the match is checked
+        part by part against the earlier request's stored rows, so a hash collision cannot join two
+        inputs. What is kept per request is its own rows: memory grows with the conversation, not its square."""
         preview = frames.TEXT_PREVIEW
         part_of = self._part_of
-        for p in d.inputs:
+        known = part_of.get
+        sent: list[tuple] = []  # (item_index, part_index, part_id) per part, in the order sent
+        ends: list[tuple[int, int]] = []  # (parts so far, chain hash) at the end of each item
+        keep, end = sent.append, ends.append
+        h = hash(source)
+        last = parts[0].item_index
+        for p in parts:
             text = p.text
             key = (
                 p.role,
@@ -377,25 +423,50 @@ class Builder:
                 None if text is None else text[:preview],
                 p.image_dropped,
             )
-            entry = part_of.get(key)
+            entry = known(key)
             if entry is None:
                 entry = part_of[key] = self._new_part(key, xid)
             entry[2] += 1
-            inputs.append((xid, p.item_index, p.part_index, entry[0]))
-        headers = self.rows["headers"]
-        seen = self._header_cache
-        for hd in d.headers:
-            pair = (hd.name, hd.value)
-            row = seen.get(pair)
-            if row is None:  # every request repeats most of its headers: redact each pair once
-                if len(seen) > 65536:
-                    seen.clear()
-                value = redact_header(hd.name, hd.value) if self.redact else hd.value
-                row = seen[pair] = (hd.name.lower(), value)
-            headers.append((xid, hd.direction, *row))
-        problems = self.rows["problems"]
-        for issue in d.issues:
-            problems.append((ex.source, ex.location, issue.kind, txt(issue.message), xid))
+            item = p.item_index
+            if item != last:
+                end((len(sent), h))
+                last = item
+            row = (item, p.part_index, entry[0])
+            h = hash((h, row))
+            keep(row)
+        ends.append((len(sent), h))
+        own = sent
+        match = self._prefix(source, sent, ends)
+        if match is None:
+            self._own[xid] = (None, 0, own)
+        else:
+            earlier, items, n = match
+            self.rows["input_prefixes"].append((xid, earlier, items, n))
+            own = sent[n:]
+            self._own[xid] = (earlier, n, own) if own else self._own[earlier]
+        self._full.setdefault((source, *ends[-1]), []).append(xid)
+        self.rows["inputs"] += [(xid, *row) for row in own]
+
+    def _prefix(self, source: str, sent: list[tuple], ends: list[tuple[int, int]]) -> tuple[str, int, int] | None:
+        """(earlier request, items, parts) of the longest earlier whole input ``sent`` begins with (ties:
+        the latest), or None."""
+        for items in range(len(ends), 0, -1):
+            n, h = ends[items - 1]
+            for earlier in reversed(self._full.get((source, n, h), ())):
+                if self._begins_with(sent, earlier, n):
+                    return earlier, items, n
+        return None
+
+    def _begins_with(self, sent: list[tuple], earlier: str, n: int) -> bool:
+        """Whether ``sent`` begins with the whole input of request ``earlier`` (``n`` parts): its own rows,
+        then its prefix's, back to the first request of the chain."""
+        at: str | None = earlier
+        while at is not None:
+            at, lo, own = self._own[at]
+            if sent[lo:n] != own:
+                return False
+            n = lo
+        return n == 0
 
     def _new_part(self, key: tuple, xid: str) -> list:
         """The entry of a part not read before: [part id, values, uses, first exchange]. Two parts
@@ -448,14 +519,17 @@ def _same(x):
 def part_id(values: tuple) -> str:
     """First 16 hex chars of sha256 over the part's ``input_parts`` values as JSON, in column order:
     stable across loads and machines, and no more revealing than the (redacted) values themselves."""
-    doc = json.dumps(list(values), ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(doc.encode("utf-8")).hexdigest()[:16]
+    try:  # orjson writes these values (text, integers, booleans, None) byte for byte as json.dumps does
+        doc = orjson.dumps(values)
+    except TypeError:  # what orjson refuses (an integer past 64 bits, a lone surrogate): the reference writer
+        doc = json.dumps(list(values), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return hashlib.sha256(doc).hexdigest()[:16]
 
 
 __all__ = [
     "ENTRIES",
-    "Builder",
     "SUMMARY",
+    "Builder",
     "Capture",
     "CaptureError",
     "Summary",

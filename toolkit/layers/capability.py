@@ -72,7 +72,7 @@ def check(settings: Settings | None, capture: Capture, *, gateway: GatewayConfig
     and, given the ``gateway`` config in front of the route, what it declares for the model."""
     parts = capture.input_parts  # the parts once each; then only the requests that sent an image part
     images = capture.inputs_wide(["media_type", "byte_size"], parts=parts[parts["part_type"].isin(IMAGE_PARTS)])
-    dropped = capture.inputs[capture.inputs["part_id"].isin(parts.loc[parts["image_dropped"].fillna(False), "part_id"])]
+    dropped = capture.inputs_sent(parts=parts[parts["image_dropped"].fillna(False)])  # placeholders, per request
     refusals = capture.tool_results[capture.tool_results["text"].str.contains(dsh_images.MARKER, regex=False, na=False)]
     ex = capture.exchanges
     image_error = (ex["status"].fillna(0) >= 400) & (

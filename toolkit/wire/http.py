@@ -8,12 +8,15 @@ pages, assets) raises no body problem: a problem is raised only where an API bod
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import urlsplit
+
+import orjson
 
 from toolkit.wire import chat, messages, responses
 from toolkit.wire.envelopes import decode_error_body
@@ -34,6 +37,7 @@ from toolkit.wire.records import (
 __all__ = ["ParsedBody", "apply_result", "decode_exchange", "host_and_path"]
 
 _SSE_STARTS = ("event:", "data:", ":", "id:", "retry:")
+_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +94,12 @@ def _decode(out: Decoded, request_body: Any, response_body: Any, response_ct: st
     req_error = None
     if isinstance(request_body, ParsedBody):
         req, request_body = request_body.value, None  # parsed from the log: no text to check
-    elif req_text := _text(request_body):
+    elif type(request_body) is bytes and request_body and not request_body.startswith(_BOM):
+        # orjson reads the bytes as they are and refuses any that are not UTF-8; what it refuses is
+        # read below as text, for Python's reading and message
+        with contextlib.suppress(orjson.JSONDecodeError):
+            req, request_body = orjson.loads(request_body), None  # UTF-8 and parsed: nothing left to check
+    if request_body is not None and (req_text := _text(request_body)):
         try:
             req = loads(req_text)
         except json.JSONDecodeError as e:
@@ -127,7 +136,7 @@ def _decode(out: Decoded, request_body: Any, response_body: Any, response_ct: st
             out.issues.append(Issue(NO_RESPONSE, "status 0: no HTTP response was received"))
     elif resp_text is None:
         pass  # no body handed over: the reader knows why and reports it
-    elif not resp_text.strip():
+    elif not resp_text or resp_text.isspace():  # (no stripped copy of a large body)
         if api_body:
             out.issues.append(Issue(BODY_MISSING, "response body is empty (not recorded, or never sent)"))
     else:
@@ -137,7 +146,8 @@ def _decode(out: Decoded, request_body: Any, response_body: Any, response_ct: st
             return
         if not sse:  # the stream decoder reports a stream's bad bytes frame by frame
             _report_bad_utf8(response_body, "response", out)
-        raw = bytes(response_body) if isinstance(response_body, (bytes, bytearray)) else resp_text.encode("utf-8")
+        # a stream's own bytes (issue offsets are byte offsets), or its text, which is UTF-8 by construction
+        raw = bytes(response_body) if isinstance(response_body, (bytes, bytearray)) else resp_text
         result = _decode_response(ex.api, resp_text, raw if sse else None, out)
         if result is not None:
             apply_result(out, result)
@@ -163,11 +173,11 @@ def apply_result(out: Decoded, result: responses.ResponseInfo) -> None:
     out.echoed_tools = getattr(result, "echoed_tools", None)
 
 
-def _decode_response(api: str, text: str, sse_bytes: bytes | None, out: Decoded) -> responses.ResponseInfo | None:
-    """JSON body → decode_response; SSE (raw bytes, so issue offsets are true byte offsets) → stream."""
+def _decode_response(api: str, text: str, sse: bytes | str | None, out: Decoded) -> responses.ResponseInfo | None:
+    """JSON body → decode_response; SSE (raw bytes or text: issue offsets are UTF-8 byte offsets) → stream."""
     module = _MODULES[api]
-    if sse_bytes is not None:
-        return module.decode_stream(sse_bytes)
+    if sse is not None:
+        return module.decode_stream(sse)
     try:
         body = loads(text)
     except json.JSONDecodeError as e:

@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["StrictDecoder", "describe_json_error", "json_int", "json_kind", "loads", "parse_arguments"]
+__all__ = ["StrictDecoder", "describe_json_error", "json_int", "json_kind", "loads", "parse_arguments", "utf8"]
 
 
 class _NotJSON(ValueError):
@@ -109,3 +109,18 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None]:
     if not isinstance(value, dict):
         return None, f"arguments are a JSON {json_kind(value)}, not an object"
     return value, None
+
+
+_last_utf8: tuple[str, bytes] = ("", b"")
+
+
+def utf8(text: str) -> bytes:
+    """``text.encode("utf-8")``, remembering the last text: a reader measures a body's size and the
+    wire decoder then needs its bytes, so the same (immutable) text is encoded once, not twice."""
+    global _last_utf8
+    last = _last_utf8
+    if last[0] is text:
+        return last[1]
+    data = text.encode("utf-8")
+    _last_utf8 = (text, data)
+    return data

@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, overload
 
+import orjson
+
 from toolkit.knowledge.dsh_images import PLACEHOLDER_TOOL, PLACEHOLDER_USER
 from toolkit.wire.envelopes import error_fields
 from toolkit.wire.json_text import json_int, parse_arguments
@@ -27,8 +29,7 @@ from toolkit.wire.records import (
     Issue,
     Tool,
 )
-from toolkit.wire.schemas import strict_state
-from toolkit.wire.sse import decode_events, parse_json_events
+from toolkit.wire.sse import DONE_PREFIX, SSEEvent, parse_json_events, split_frames
 
 __all__ = [
     "IMAGE_PLACEHOLDERS",
@@ -95,12 +96,11 @@ def _str(v: Any) -> str | None:
     return v if isinstance(v, str) else None
 
 
+_MARK = "omitted: model does not support images)"  # in both placeholders: one test rules most texts out
+
+
 def has_placeholder(text: Any) -> bool:
-    return (
-        isinstance(text, str)
-        and "omitted: model does not support images)" in text
-        and any(p in text for p in IMAGE_PLACEHOLDERS)
-    )
+    return isinstance(text, str) and _MARK in text and any(p in text for p in IMAGE_PLACEHOLDERS)
 
 
 def base64_size(payload: str) -> int:
@@ -140,9 +140,11 @@ def content_part(
             role,
             item_type,
             ptype if isinstance(ptype, str) and ptype else "unknown",
-            text=text,
-            image_dropped=has_placeholder(text),
-            call_id=call_id,
+            None,
+            None,
+            text,
+            text is not None and _MARK in text and has_placeholder(text),
+            call_id,
         )
     row = InputPart(item_index, part_index, role, item_type, "invalid", call_id=call_id)
     if isinstance(part, str):  # a bare string inside a content list
@@ -200,9 +202,21 @@ def decode_tool(t: Any) -> Tool:
     """A Responses tool (flat); a Chat-shaped tool is read under ``function`` too."""
     if not isinstance(t, dict):
         return Tool(None, "absent", kind="invalid")
-    kind = _str(t.get("type")) or "function"
-    src: Any = t.get("function") if isinstance(t.get("function"), dict) else t
-    return Tool(_str(src.get("name")), strict_state(t), src.get("parameters"), _str(src.get("description")), kind)
+    kind = t.get("type")
+    fn = t.get("function")
+    src: Any = fn if isinstance(fn, dict) else t
+    get = src.get
+    name, desc, strict = get("name"), get("description"), get("strict", _MISSING)  # strict_state, inlined
+    return Tool(
+        name if isinstance(name, str) else None,
+        "absent" if strict is _MISSING else "null" if strict is None else "true" if strict else "false",
+        get("parameters"),
+        desc if isinstance(desc, str) else None,
+        kind if isinstance(kind, str) and kind else "function",
+    )
+
+
+_MISSING = object()
 
 
 def not_an_object() -> RequestInfo:
@@ -234,7 +248,49 @@ def decode_request(body: Any) -> RequestInfo:
     if isinstance(inp, str):
         info.inputs.append(text_part(0, 0, "user", "message", "input_text", inp))
     elif isinstance(inp, list):
+        rows = info.inputs
         for i, item in enumerate(inp):
+            if type(item) is not dict:
+                _input_item(i, item, info)
+                continue
+            itype = item.get("type")
+            if (itype is None or itype == "message") and "content" in item:  # a message: the usual item
+                role, content = item.get("role"), item["content"]
+                if isinstance(role, str) and role:
+                    if isinstance(content, str):
+                        ptype = "output_text" if role == "assistant" else "input_text"
+                        dropped = _MARK in content and has_placeholder(content)
+                        rows.append(InputPart(i, 0, role, "message", ptype, None, None, content, dropped))
+                        continue
+                    if isinstance(content, list):
+                        rows += [content_part(i, j, role, "message", p) for j, p in enumerate(content)]
+                        continue
+            elif "role" not in item:
+                if itype == "function_call":  # a finished call the client sends back
+                    args, cid, name = item.get("arguments"), item.get("call_id"), item.get("name")
+                    rows.append(
+                        InputPart(
+                            i,
+                            0,
+                            None,
+                            itype,
+                            itype,
+                            None,
+                            None,
+                            args if isinstance(args, str) else None,
+                            False,
+                            cid if isinstance(cid, str) else None,
+                            name if isinstance(name, str) else None,
+                        )
+                    )
+                    continue
+                if itype == "function_call_output":
+                    out, cid = item.get("output"), item.get("call_id")
+                    if isinstance(out, str):  # a list output is read part by part below
+                        dropped = _MARK in out and has_placeholder(out)
+                        cid = cid if isinstance(cid, str) else None
+                        rows.append(InputPart(i, 0, None, itype, "input_text", None, None, out, dropped, cid))
+                        continue
             _input_item(i, item, info)
     elif inp is not None:
         info.issues.append(Issue(REQUEST_BODY, "`input` is neither a string nor a list"))
@@ -351,6 +407,40 @@ class _CallState:
     final: dict[str, Any] | None = None  # the output_item.done item (or the terminal output's item)
 
 
+_DONE = DONE_PREFIX.encode("ascii")
+
+# What ``ResponsesStream.feed`` does with an event type, looked up once per event (sentinels).
+_QUIET, _DELTA, _RESPONSE = object(), object(), object()
+_KIND: dict[str, object] = {
+    # events the machine reads nothing from (beyond ``sequence_number`` and ``error``)
+    **dict.fromkeys(
+        (
+            "response.output_text.delta",
+            "response.output_text.done",
+            "response.content_part.added",
+            "response.content_part.done",
+            "response.reasoning_text.delta",
+            "response.reasoning_summary_text.delta",
+            "response.output_text.annotation.added",
+        ),
+        _QUIET,
+    ),
+    "response.function_call_arguments.delta": _DELTA,
+    # one dot: a Response object under ``response`` (any other such name is tested as it comes)
+    **dict.fromkeys(
+        (
+            "response.created",
+            "response.in_progress",
+            "response.queued",
+            "response.completed",
+            "response.incomplete",
+            "response.failed",
+        ),
+        _RESPONSE,
+    ),
+}
+
+
 class Machine(Protocol):
     """What ``run_stream`` drives: one parsed SSE payload at a time, then the result."""
 
@@ -402,58 +492,72 @@ class ResponsesStream(StreamMachine):
         if self._stopped or not isinstance(ev, dict):
             return
         self._events += 1
-        seq = json_int(ev.get("sequence_number"))
+        get = ev.get
+        seq = get("sequence_number")
         if seq is not None:
-            if self._last_seq is not None and seq <= self._last_seq:
-                self._issue(SSE_ORDER, f"sequence_number {seq} after {self._last_seq}", offset)
-            self._last_seq = seq
+            seq = seq if type(seq) is int else json_int(seq)
+            if seq is not None:
+                if self._last_seq is not None and seq <= self._last_seq:
+                    self._issue(SSE_ORDER, f"sequence_number {seq} after {self._last_seq}", offset)
+                self._last_seq = seq
         info = self.info
         st: _CallState | None
-        etype = ev.get("type")
-        if ev.get("error"):  # the SDK raises APIError on any truthy top-level "error"
+        if get("error"):  # the SDK raises APIError on any truthy top-level "error"
             fail(info, ev)
             self._stopped = True
             return
+        etype = get("type")
+        if type(etype) is not str:
+            return  # no branch below takes a type that is not a string
+        kind = _KIND.get(etype)
+        if kind is _QUIET:  # text, reasoning and part events: nothing a frame holds
+            return
+        if kind is _DELTA:  # the most frequent event of a tool call
+            item_id = get("item_id")
+            if isinstance(item_id, str) and item_id:
+                st = self._by_item.get(item_id)
+            else:
+                st = self._by_index.get(json_int(get("output_index")))
+            if st is None:
+                st = self._unknown_item(etype, ev, offset)
+            delta = get("delta")
+            if isinstance(delta, str):
+                st.deltas.append(delta)
+            return
         if etype == "error":
-            fail(info, {"code": ev.get("code"), "message": ev.get("message")})
+            fail(info, {"code": get("code"), "message": get("message")})
             self._stopped = True
             return
-        resp = ev.get("response")
-        if (
-            isinstance(etype, str)
-            and etype.startswith("response.")
-            and isinstance(resp, dict)
-            and etype.count(".") == 1
-        ):
-            if info.terminal is None:
+        if kind is _RESPONSE or (kind is None and etype.startswith("response.") and etype.count(".") == 1):
+            resp = get("response")
+            if isinstance(resp, dict) and info.terminal is None:
                 terminal = etype in ("response.completed", "response.incomplete", "response.failed")
-                _apply_response(info, resp, etype.split(".")[1] if terminal else None)
+                _apply_response(info, resp, etype[9:] if terminal else None)
                 if terminal:
                     self._adopt_output(resp.get("output"), offset)
             return
         if etype == "response.output_item.added":
-            item = ev.get("item")
+            item = get("item")
             if isinstance(item, dict) and item.get("type") == "function_call":
-                st = self._state(_str(item.get("id")), json_int(ev.get("output_index")), create=True)
+                st = self._state(_str(item.get("id")), json_int(get("output_index")), create=True)
                 st.call_id, st.name = _str(item.get("call_id")), _str(item.get("name"))
                 if isinstance(item.get("arguments"), str) and item["arguments"]:
                     st.deltas.append(item["arguments"])
-        elif etype in ("response.function_call_arguments.delta", "response.function_call_arguments.done"):
-            st = self._state(_str(ev.get("item_id")), json_int(ev.get("output_index")))
+        elif etype == "response.function_call_arguments.done":
+            st = self._state(_str(get("item_id")), json_int(get("output_index")))
             if st is None:
-                self._issue(SSE_CALL, f"{etype} for unknown item {ev.get('item_id')!r}", offset)
-                st = self._state(_str(ev.get("item_id")), json_int(ev.get("output_index")), create=True)
-            if etype.endswith(".delta"):
-                if isinstance(ev.get("delta"), str):
-                    st.deltas.append(ev["delta"])
-            else:
-                st.done_args = _str(ev.get("arguments"))
-                st.name = st.name or _str(ev.get("name"))
+                st = self._unknown_item(etype, ev, offset)
+            st.done_args = _str(get("arguments"))
+            st.name = st.name or _str(get("name"))
         elif etype == "response.output_item.done":
-            item = ev.get("item")
+            item = get("item")
             if isinstance(item, dict) and item.get("type") == "function_call":
-                st = self._state(_str(item.get("id")), json_int(ev.get("output_index")), create=True)
+                st = self._state(_str(item.get("id")), json_int(get("output_index")), create=True)
                 st.final = item
+
+    def _unknown_item(self, etype: str, ev: dict[str, Any], offset: int | None) -> _CallState:
+        self._issue(SSE_CALL, f"{etype} for unknown item {ev.get('item_id')!r}", offset)
+        return self._state(_str(ev.get("item_id")), json_int(ev.get("output_index")), create=True)
 
     @overload
     def _state(self, item_id: str | None, index: int | None, create: Literal[True]) -> _CallState: ...
@@ -520,8 +624,28 @@ def decode_stream(chunks: bytes | str | Iterable[bytes]) -> ResponseInfo:
 
 
 def run_stream(machine: Machine, chunks: bytes | str | Iterable[bytes]) -> ResponseInfo:
-    """Drive a stream machine (Responses or Chat) over SSE bytes; shared by both APIs."""
-    for offset, payload, error in parse_json_events(decode_events(chunks), on_bad_text=machine.bad_text):
+    """Drive a stream machine (Responses or Chat) over SSE bytes; shared by both APIs.
+
+    The frames of the usual kind (whole, UTF-8, a JSON object) go straight to ``feed``, with
+    ``parse_json_events``'s steps inlined; every other event through ``parse_json_events`` itself."""
+    frames, tail = split_frames(chunks)
+    feed = machine.feed
+    for _, data, _, _, offset in frames:
+        if data.startswith(_DONE):
+            machine.done(offset)
+            continue
+        try:
+            payload = orjson.loads(data)
+        except orjson.JSONDecodeError:  # parsed again for Python's message (or accepted, as loads does)
+            _, payload, error = next(parse_json_events([SSEEvent(None, data.decode("utf-8"), None, None, offset)]))
+            if error is not None:
+                machine.bad_frame(offset, error)
+                continue
+        if type(payload) is dict:
+            feed(payload, offset)
+        else:
+            machine.bad_frame(offset, f"frame is JSON {type(payload).__name__}, not an object")
+    for offset, payload, error in parse_json_events(tail, on_bad_text=machine.bad_text):
         if error is not None:
             machine.bad_frame(offset, error)
         elif payload is None:

@@ -13,9 +13,18 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from toolkit.wire.json_text import describe_json_error, loads
+from toolkit.wire.json_text import describe_json_error, loads, utf8
 
-__all__ = ["BAD_TEXT", "DONE_PREFIX", "SSEDecoder", "SSEEvent", "decode_events", "parse_json_events"]
+__all__ = [
+    "BAD_TEXT",
+    "DONE_PREFIX",
+    "Frame",
+    "SSEDecoder",
+    "SSEEvent",
+    "decode_events",
+    "parse_json_events",
+    "split_frames",
+]
 
 _BOM = b"\xef\xbb\xbf"
 _EOL = re.compile(rb"[\r\n]")
@@ -144,68 +153,141 @@ class SSEDecoder:
 
 def decode_events(chunks: bytes | str | Iterable[bytes]) -> list[SSEEvent]:
     """All events of a whole body or an iterable of chunks, including an unfinished last frame."""
+    frames, tail = split_frames(chunks)
+    return [
+        SSEEvent(None if ev is None else ev.decode("utf-8"), data.decode("utf-8"), id_, retry, offset)
+        for ev, data, id_, retry, offset in frames
+    ] + tail
+
+
+#: A dispatched frame of a body that is all UTF-8, as a plain tuple ``(event, data, id, retry, offset)``
+#: with ``event`` and ``data`` still UTF-8 bytes (orjson parses bytes; most callers never need the text).
+Frame = tuple[bytes | None, bytes, str | None, int | None, int]
+
+
+def split_frames(chunks: bytes | str | Iterable[bytes]) -> tuple[list[Frame], list[SSEEvent]]:
+    """``decode_events`` in two parts, for callers that read thousands of frames: the leading frames
+    that were dispatched whole from a body that is all UTF-8 (plain tuples, no object or text per
+    frame), then every other event (an unfinished last frame; everything, for a body with CR or with
+    bytes that are not UTF-8)."""
     if isinstance(chunks, str):
-        chunks = chunks.encode("utf-8")
+        chunks = utf8(chunks)  # text is UTF-8 by construction (a lone surrogate raises here)
+        if b"\r" not in chunks:
+            return _split_lf_body(chunks)
     if isinstance(chunks, (bytes, bytearray)):
         if b"\r" not in chunks:
-            return _decode_lf_body(bytes(chunks))
+            data = bytes(chunks)
+            if data.isascii():
+                return _split_lf_body(data)
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError:
+                return [], _decode_lf_body(data)
+            return _split_lf_body(data)
         chunks = (chunks,)
     dec = SSEDecoder()
     out: list[SSEEvent] = []
     for chunk in chunks:
         out += dec.feed(chunk)
-    return out + dec.close()
+    return [], out + dec.close()
+
+
+def _split_lf_body(data: bytes) -> tuple[list[Frame], list[SSEEvent]]:
+    """A whole LF-only body that is all UTF-8 (nearly every real one): split at blank lines, each
+    block of the usual ``event:``/``data:`` shape read in one step and any other block line by line
+    with ``SSEDecoder._line``'s rules. Splitting bytes keeps offsets true byte offsets for free. The
+    lines after the last blank line and an unfinished frame go through the decoder itself, so the
+    events are identical to the incremental path's."""
+    offset = len(_BOM) if data.startswith(_BOM) else 0
+    cut = max(data.rfind(b"\n") + 1, offset)
+    rest = data[cut:]  # after the last LF: an unterminated line, or b""
+    blocks = data[offset:cut].split(b"\n\n")  # each but the last ends with its last line's LF and a blank line
+    last = blocks.pop()
+    out: list[Frame] = []
+    append = out.append
+    last_id: str | None = None
+    for block in blocks:
+        if block[:7] == b"event: ":  # "event: X" then "data: Y", the shape of nearly every frame
+            nl = block.find(b"\n", 7)
+            if nl > 0 and block[nl + 1 : nl + 7] == b"data: " and block.find(b"\n", nl + 7) < 0:
+                append((block[7:nl], block[nl + 7 :], last_id, None, offset))
+                offset += len(block) + 2
+                continue
+        elif block[:6] == b"data: " and b"\n" not in block:
+            append((None, block[6:], last_id, None, offset))
+            offset += len(block) + 2
+            continue
+        last_id = _block(block, offset, last_id, append)
+        offset += len(block) + 2
+    dec = SSEDecoder()
+    dec._bom_checked = True
+    dec._last_id = last_id
+    tail: list[SSEEvent] = []
+    if last:  # the lines after the last blank line, each ending in LF
+        for raw in last[:-1].split(b"\n"):
+            dec._line(raw, offset, tail)
+            offset += len(raw) + 1
+    dec._buf = bytearray(rest)
+    dec._base = offset
+    return out, tail + dec.close()
+
+
+def _block(block: bytes, offset: int, last_id: str | None, append: Callable[[Frame], None]) -> str | None:
+    """One block of lines and the blank line after it, by ``SSEDecoder._line``'s rules (a frame
+    ends with the block, so only the last ``id`` carries over, returned)."""
+    start: int | None = None
+    event: str | None = None
+    frame: list[str] = []
+    retry: int | None = None
+    for raw in (*block.split(b"\n"), b""):  # b"": the blank line that ends the block
+        if not raw:
+            if frame or event is not None:
+                data = "\n".join(frame).encode("utf-8")
+                append(
+                    (
+                        None if event is None else event.encode("utf-8"),
+                        data,
+                        last_id,
+                        retry,
+                        offset if start is None else start,
+                    )
+                )
+            start = event = retry = None
+            frame = []
+            offset += 1
+            continue
+        line = raw.decode("utf-8")
+        if line[0] != ":":
+            name, colon, value = line.partition(":")
+            if colon and value[:1] == " ":
+                value = value[1:]
+            if start is None:
+                start = offset
+            if name == "data":
+                frame.append(value)
+            elif name == "event":
+                event = value
+            elif name == "id":
+                if "\0" not in value:
+                    last_id = value
+            elif name == "retry" and value.isascii() and value.isdigit():
+                retry = int(value)
+        offset += len(raw) + 1
+    return last_id
 
 
 def _decode_lf_body(data: bytes) -> list[SSEEvent]:
-    """Whole LF-only bodies (nearly all real ones): one split instead of a scan per line. A body that
-    is all UTF-8 takes ``SSEDecoder._line``'s steps inlined (no bad bytes to place); the last,
-    unterminated line and any unfinished frame go through the decoder itself, so the events are
-    identical to the incremental path's."""
+    """A whole LF-only body with bytes that are not UTF-8: line by line through ``SSEDecoder._line``,
+    which places each bad byte; the last, unterminated line and any unfinished frame through ``close``."""
     dec = SSEDecoder()
     dec._bom_checked = True
     offset = len(_BOM) if data.startswith(_BOM) else 0
     lines = data[offset:].split(b"\n")
     rest = lines.pop()  # after the last LF: an unterminated line, or b""
     out: list[SSEEvent] = []
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        for raw in lines:
-            dec._line(raw, offset, out)
-            offset += len(raw) + 1
-    else:
-        start: int | None = None
-        event: str | None = None
-        frame: list[str] = []
-        retry: int | None = None
-        last_id: str | None = None
-        for raw in lines:
-            if not raw:
-                if frame or event is not None:
-                    out.append(SSEEvent(event, "\n".join(frame), last_id, retry, offset if start is None else start))
-                start = event = retry = None
-                frame = []
-                offset += 1
-                continue
-            line = raw.decode("utf-8")
-            if line[0] != ":":
-                name, colon, value = line.partition(":")
-                if colon and value[:1] == " ":
-                    value = value[1:]
-                if start is None:
-                    start = offset
-                if name == "data":
-                    frame.append(value)
-                elif name == "event":
-                    event = value
-                elif name == "id":
-                    if "\0" not in value:
-                        last_id = value
-                elif name == "retry" and value.isascii() and value.isdigit():
-                    retry = int(value)
-            offset += len(raw) + 1
-        dec._start, dec._event, dec._data, dec._retry, dec._last_id = start, event, frame, retry, last_id
+    for raw in lines:  # every line through _line, which places the bad bytes
+        dec._line(raw, offset, out)
+        offset += len(raw) + 1
     dec._buf = bytearray(rest)
     dec._base = offset
     return out + dec.close()

@@ -20,7 +20,17 @@ from __future__ import annotations
 from typing import Any
 
 from toolkit.sources.jsonl.entry import Entry
-from toolkit.sources.jsonl.fields import compact, epoch, header, headers, number, status, str_or_none
+from toolkit.sources.jsonl.fields import (
+    compact,
+    compact_size,
+    epoch,
+    header,
+    headers,
+    number,
+    status,
+    str_or_none,
+    utf8_size,
+)
 from toolkit.wire import encodings
 from toolkit.wire.http import ParsedBody
 from toolkit.wire.json_text import json_kind
@@ -48,9 +58,11 @@ def entry(obj: dict[str, Any]) -> Entry:
     e.method = str_or_none(req.get("method"))
     e.url = str_or_none(req.get("url"))
     e.request_headers = headers(req.get("headers"), "request", e.issues)
-    e.request_body, e.request_bytes, req_fid = body(req, e.request_headers, "request", e.issues)
-    if req_fid == "json":  # the log holds the body as JSON: decoded as it is, not parsed again
-        e.request_body = ParsedBody(req["body"])
+    value = req.get("body")
+    if value is None or isinstance(value, str):
+        e.request_body, e.request_bytes, req_fid = body(req, e.request_headers, "request", e.issues)
+    else:  # the log holds the body as JSON: decoded as it is, not serialised and parsed again
+        e.request_body, e.request_bytes, req_fid = ParsedBody(value), compact_size(value), "json"
     fidelities = [req_fid]
     if isinstance(resp, dict):
         e.status = status(resp.get("status"), e.issues)
@@ -74,7 +86,7 @@ def body(
     if isinstance(value, str):
         encoding = str(part.get("body_encoding") or "").lower()
         if encoding != "base64":
-            return value, len(value.encode("utf-8")), "wire"
+            return value, utf8_size(value), "wire"
         try:
             data = encodings.decode_base64(value)
         except encodings.BodyDecodeError as exc:

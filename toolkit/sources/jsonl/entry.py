@@ -69,7 +69,7 @@ def to_decoded(entry: Entry, source: str, line_no: int) -> Decoded:
     for name in ("model", "input_tokens", "output_tokens", "provider", "error_type", "error_code", "error_message"):
         if getattr(ex, name) is None and getattr(entry, name) is not None:
             setattr(ex, name, getattr(entry, name))
-    decoded.headers.extend(Header("request", n, v) for n, v in entry.request_headers)
-    decoded.headers.extend(Header("response", n, v) for n, v in entry.response_headers)
+    decoded.headers += [Header("request", n, v) for n, v in entry.request_headers]
+    decoded.headers += [Header("response", n, v) for n, v in entry.response_headers]
     decoded.issues[:0] = entry.issues
     return decoded

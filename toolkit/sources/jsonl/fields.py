@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from toolkit.wire.json_text import json_int, json_kind, loads
+from toolkit.wire.json_text import json_int, json_kind, loads, utf8
 from toolkit.wire.records import BAD_FIELD, Issue
 
 if TYPE_CHECKING:
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "compact",
+    "compact_size",
     "count",
     "epoch",
     "header",
@@ -27,6 +28,7 @@ __all__ = [
     "status",
     "str_or_none",
     "timing",
+    "utf8_size",
 ]
 
 
@@ -37,6 +39,19 @@ def compact(value: Any) -> str:
         return orjson.dumps(value).decode("utf-8")
     except TypeError:
         return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def compact_size(value: Any) -> int:
+    """``len(compact(value).encode("utf-8"))`` without building the text (orjson writes UTF-8)."""
+    try:
+        return len(orjson.dumps(value))
+    except TypeError:
+        return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+
+
+def utf8_size(text: str) -> int:
+    """The UTF-8 length of a text; an ASCII text's is its length (no copy)."""
+    return len(text) if text.isascii() else len(utf8(text))
 
 
 def json_value(value: Any) -> Any:
@@ -59,7 +74,11 @@ def headers(value: Any, direction: str, issues: list[Issue]) -> list[tuple[str, 
     """Headers as (name, value) pairs from a dict, ``[{name, value}]`` or ``[[name, value]]``."""
     if value is None:
         return []
-    out: list[tuple[str, str]] = []
+    if type(value) is dict:  # nearly always a dict of names to strings: one pass
+        out = [(n, v) for n, v in value.items() if type(v) is str and type(n) is str]
+        if len(out) == len(value):
+            return out
+    out = []
     if isinstance(value, dict):
         for name, v in value.items():
             for item in v if isinstance(v, list) else [v]:

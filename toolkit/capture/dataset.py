@@ -43,7 +43,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from toolkit.capture import frames
-from toolkit.capture.load import FRAME_NAMES, Builder
+from toolkit.capture.load import FRAME_NAMES, Builder, gc_paused
 from toolkit.capture.progress import Progress, file_position
 from toolkit.errors import InputError
 from toolkit.sources import detect
@@ -415,19 +415,20 @@ def _read(records: Iterable, fmt: str, chunks: _Chunks, counts: _Reading, redact
     """The records, a builder per chunk, into ``chunks``; what was read is written also on Ctrl-C."""
     builder, in_chunk, recs_in_chunk = _new_builder(redact), 0, 0
     try:
-        for rec in records:
-            builder.add(rec, fmt)
-            counts.records += 1
-            recs_in_chunk += 1
-            tick()
-            if isinstance(rec, EntryCount):
-                counts.entries.append({"unit": rec.unit, "entries": rec.entries})
-            elif isinstance(rec, Decoded):
-                counts.exchanges += 1
-                in_chunk += 1
-            if in_chunk >= chunk or recs_in_chunk >= chunk * _RECORDS_PER_EXCHANGE:
-                chunks.write(builder.finish())
-                builder, in_chunk, recs_in_chunk = _new_builder(redact), 0, 0
+        with gc_paused():
+            for rec in records:
+                builder.add(rec, fmt)
+                counts.records += 1
+                recs_in_chunk += 1
+                tick()
+                if isinstance(rec, EntryCount):
+                    counts.entries.append({"unit": rec.unit, "entries": rec.entries})
+                elif isinstance(rec, Decoded):
+                    counts.exchanges += 1
+                    in_chunk += 1
+                if in_chunk >= chunk or recs_in_chunk >= chunk * _RECORDS_PER_EXCHANGE:
+                    chunks.write(builder.finish())
+                    builder, in_chunk, recs_in_chunk = _new_builder(redact), 0, 0
         counts.complete = True
     finally:
         with _interrupts_deferred():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from os import PathLike
 from typing import Any
 
@@ -17,7 +17,7 @@ from toolkit.sources.jsonl.entry import Entry, to_decoded
 from toolkit.wire.json_text import json_kind, loads
 from toolkit.wire.records import BAD_ENTRY, BAD_UTF8, DECODER, UNKNOWN_SHAPE, Decoded, EntryCount, Issue, Problem
 
-__all__ = ["read", "recognizes"]
+__all__ = ["read", "recognizes", "records"]
 
 _BOM = b"\xef\xbb\xbf"
 _Stream = io.BufferedReader | gzip.GzipFile
@@ -37,33 +37,9 @@ def read(path: str | PathLike[str], source: str) -> Iterator[Decoded | Problem |
     """Yield one ``Decoded`` or ``Problem`` per non-blank line, then ``EntryCount``."""
     f = _open(path)
     with f:
-        entries = 0
-        parsed_any = False
         held: list[Problem] = []  # bad lines before the first good one (the file may be no JSONL)
-        offset = 0
-        for line_no, raw in _numbered_lines(f, path):
-            start = offset
-            offset += len(raw)
-            if line_no == 1 and raw.startswith(_BOM):
-                raw, start = raw[len(_BOM) :], start + len(_BOM)
-            if not raw.strip():
-                continue
-            entries += 1
-            obj, problem, bad_text = _parse_line(raw, line_no, start, source)
-            if problem is not None:
-                if parsed_any:
-                    yield problem
-                else:
-                    held.append(problem)
-                continue
-            if not parsed_any:
-                parsed_any = True
-                yield from held
-                held = []
-            record = _entry_record(obj, source, line_no)
-            if bad_text is not None and isinstance(record, Decoded):
-                record.issues.insert(0, bad_text)
-            yield record
+        counted = [0]
+        yield from records(_with_offsets(_numbered_lines(f, path)), source, counted, held)
         if held:
             first = held[0]
             raise CaptureError(
@@ -71,7 +47,43 @@ def read(path: str | PathLike[str], source: str) -> Iterator[Decoded | Problem |
                 f"not a JSONL file: no line parses as JSON ({first.message})",
                 location=first.location,
             )
-        yield EntryCount(source, "line", entries)
+        yield EntryCount(source, "line", counted[0])
+
+
+def records(
+    lines: Iterable[tuple[int, int, bytes]], source: str, counted: list[int], held: list[Problem] | None = None
+) -> Iterator[Decoded | Problem]:
+    """The record of each non-blank (line number, byte offset, raw line); ``counted[0]`` counts them.
+    With ``held``, bad lines before the first good one wait there (the caller decides, at the end,
+    whether the file was JSONL at all) and are yielded when a good line comes."""
+    for line_no, start, raw in lines:
+        if line_no == 1 and raw.startswith(_BOM):
+            raw, start = raw[len(_BOM) :], start + len(_BOM)
+        if not raw.strip():
+            continue
+        counted[0] += 1
+        obj, problem, bad_text = _parse_line(raw, line_no, start, source)
+        if problem is not None:
+            if held is None:
+                yield problem
+            else:
+                held.append(problem)
+            continue
+        if held:
+            yield from held
+            held.clear()
+        held = None
+        record = _entry_record(obj, source, line_no)
+        if bad_text is not None and isinstance(record, Decoded):
+            record.issues.insert(0, bad_text)
+        yield record
+
+
+def _with_offsets(lines: Iterable[tuple[int, bytes]]) -> Iterator[tuple[int, int, bytes]]:
+    offset = 0
+    for line_no, raw in lines:
+        yield line_no, offset, raw
+        offset += len(raw)
 
 
 def recognizes(obj: Any) -> bool:

@@ -7,8 +7,10 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 from os import PathLike
+from typing import BinaryIO
 
-from toolkit.sources.jsonl.lines import _BOM, _entry_record, _parse_line
+from toolkit.sources.jsonl import lines
+from toolkit.sources.jsonl.lines import _BOM
 from toolkit.wire.json_text import loads
 from toolkit.wire.records import Decoded, EntryCount, Problem
 
@@ -64,31 +66,22 @@ def read_range(
 ) -> Iterator[Decoded | Problem | EntryCount]:
     """The records of the lines in ``part`` (from ``ranges``), then an ``EntryCount`` of its lines;
     ``at[0]`` follows the byte offset read to (for a progress line)."""
-    start, end, line_no = part
-    entries = 0
+    counted = [0]
     with open(path, "rb") as f:
-        f.seek(start)
-        offset = start
-        while offset < end:
-            raw = f.readline()
-            if not raw:
-                break
-            begin = offset
-            offset += len(raw)
-            if at is not None:
-                at[0] = offset
-            if line_no == 1 and raw.startswith(_BOM):
-                raw, begin = raw[len(_BOM) :], begin + len(_BOM)
-            n, line_no = line_no, line_no + 1
-            if not raw.strip():
-                continue
-            entries += 1
-            obj, problem, bad_text = _parse_line(raw, n, begin, source)
-            if problem is not None:
-                yield problem
-                continue
-            record = _entry_record(obj, source, n)
-            if bad_text is not None and isinstance(record, Decoded):
-                record.issues.insert(0, bad_text)
-            yield record
-    yield EntryCount(source, "line", entries)
+        yield from lines.records(_lines(f, part, at), source, counted)
+    yield EntryCount(source, "line", counted[0])
+
+
+def _lines(f: BinaryIO, part: Range, at: list[int] | None) -> Iterator[tuple[int, int, bytes]]:
+    start, end, line_no = part
+    f.seek(start)
+    offset = start
+    while offset < end:
+        raw = f.readline()
+        if not raw:
+            return
+        yield line_no, offset, raw
+        offset += len(raw)
+        line_no += 1
+        if at is not None:
+            at[0] = offset

@@ -222,3 +222,28 @@ def test_progress_reports_bytes_and_records(tmp_path, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert "\rgateway.jsonl: 256 records, " in err and " MB/s" in err and "records/s" in err
     assert err.rstrip().endswith("done") and "5.3/5.3 MB (100%)" in err.splitlines()[-1]
+
+
+def test_a_chunk_builder_is_freed_without_the_collector():
+    """The ingest pauses the cyclic collector and drops a builder per chunk: a builder in a reference
+    cycle would stay, with all its rows, until the end of the file."""
+    import gc
+    import weakref
+
+    from toolkit.capture.load import Builder
+
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        for redact in (True, False):
+            b = Builder(redact=redact, keep_bodies=True)
+            for rec in dataset.detect.reader_for("jsonl")(BUSY, "busy"):
+                b.add(rec, "jsonl")
+            rows = b.finish()
+            assert len(rows["exchanges"]) == 300
+            ref = weakref.ref(b)
+            del b, rows
+            assert ref() is None
+    finally:
+        if was:
+            gc.enable()

@@ -14,7 +14,7 @@ peers a user would reach for:
 
 For each: seconds of the work (file read included, imports excluded; the CLI row is the whole
 process), ratio to ``json.loads`` of the same input, peak RSS of the process (GNU time's ``%M``,
-else ``wait4``; for the CLI, the larger of that and the sampled sum over its worker processes), the RSS of an interpreter that only imported the same modules, and the difference
+else ``wait4``; for the CLI, the larger of that and the sampled sum of its processes' PSS), the RSS of an interpreter that only imported the same modules, and the difference
 ("work"). The files are read warm (just written). Targets (printed, not enforced): HAR load within
 1.5x json.loads and its work memory within 1.5x the file size; ingest of the JSONL within 2x
 json.loads of every line with peak RSS at most 512 MB.
@@ -398,7 +398,7 @@ def _run(cmd: list[str]) -> dict:
             err.seek(0)
             return {
                 "wall": wall,
-                "peak": max(peak, tree["peak"]),  # worker processes: their RSS together
+                "peak": max(peak, tree["peak"]),  # with worker processes: their memory together
                 "cpu": cpu,
                 "code": code,
                 "stdout": out.read().decode(errors="replace"),
@@ -406,8 +406,10 @@ def _run(cmd: list[str]) -> dict:
             }
 
 
-def _tree_rss(root: int) -> int:
-    """RSS bytes of ``root`` and every process below it, from /proc (0 where there is none)."""
+def _tree_memory(root: int) -> int:
+    """Bytes of ``root`` and every process below it: the sum of their PSS (a page shared by forked
+    workers counts once, split between them; summed RSS would count it in each), RSS where
+    ``smaps_rollup`` cannot be read."""
     children: dict[int, list[int]] = {}
     rss: dict[int, int] = {}
     for d in os.listdir("/proc"):
@@ -424,21 +426,32 @@ def _tree_rss(root: int) -> int:
     total, todo = 0, [root]
     while todo:
         pid = todo.pop()
-        total += rss.get(pid, 0)
+        total += _pss(pid, rss.get(pid, 0))
         todo += children.get(pid, [])
     return total
+
+
+def _pss(pid: int, fallback: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return fallback
 
 
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 def _sample_tree(root: int, stop: threading.Event, out: dict) -> None:
-    """The peak of the process tree's summed RSS, sampled every 50 ms (GNU time and ``wait4`` give
-    the largest single process's peak, which under-counts a parent with worker processes)."""
+    """The peak of the process tree's memory (``_tree_memory``), sampled every 50 ms: GNU time and
+    ``wait4`` give the largest single process's peak, which under-counts a parent with workers."""
     if not os.path.isdir("/proc"):
         return
     while not stop.wait(0.05):
-        out["peak"] = max(out["peak"], _tree_rss(root))
+        out["peak"] = max(out["peak"], _tree_memory(root))
 
 
 _baselines: dict[tuple, dict] = {}
@@ -727,7 +740,7 @@ def main(argv: list[str] | None = None) -> int:
             "cpu s: user+sys CPU time of the same (the CLI row: of the whole process), less sensitive to a busy machine;"
         )
         print(
-            "peak: the process's peak RSS; base: an interpreter that only imported the same modules; work = peak - base"
+            "peak: the process's peak RSS (the CLI: or its processes' summed PSS, if larger); base: an interpreter that only imported the same modules; work = peak - base"
         )
         for table in tables:
             print()

@@ -258,7 +258,6 @@ class Builder:
         self._own: dict[str, tuple[str | None, int, list[tuple]]] = {}
         self._full: dict[tuple[str, int, int], list[str]] = {}  # (source, parts, chain hash) -> requests
         self.entries: list[dict] = []
-        self._obj = self._redacted if redact else _same
         self._txt_cache: dict[str, str | None] = {}
         self._header_cache: dict[tuple[str, str, str], tuple[str, str, str | None]] = {}
 
@@ -275,9 +274,11 @@ class Builder:
             out = self._txt_cache[text] = redact_text(text)
         return out  # type: ignore[return-value]  # _MISS never leaves the cache lookup
 
-    def _redacted(self, obj):
-        """``redact_obj`` with this builder's memoised string redaction (bodies resend histories)."""
-        return redact_obj(obj, text=self._txt)
+    def _obj(self, obj):
+        """``redact_obj`` with this builder's memoised string redaction (bodies resend histories). A
+        method, not a bound method kept on the builder: that would be a cycle, freed only by the
+        collector, which is paused while a streaming ingest drops one builder per chunk."""
+        return redact_obj(obj, text=self._txt) if self.redact else obj
 
     def add(self, rec, fmt: str) -> None:
         if isinstance(rec, Decoded):
@@ -530,9 +531,6 @@ def _endpoint(host: str | None, path: str | None, provider: str | None = None) -
             break
     return f"{host or ''}{p}"
 
-
-def _same(x):
-    return x
 
 
 def part_id(values: tuple) -> str:

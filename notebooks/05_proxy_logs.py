@@ -119,6 +119,23 @@ pd.testing.assert_frame_equal(in_duckdb, by_route)  # the same answer as pandas 
 in_duckdb.groupby("layer", observed=True)["errors"].sum().to_frame()
 
 # %% [markdown]
+# Every request resends the conversation so far, so the dataset stores each request's input only past the
+# longest earlier input it begins with (`input_prefixes`); `expand` puts every part sent back, as
+# `Capture.inputs_sent()` does in memory.
+
+# %%
+from toolkit.capture.inputs import expand
+
+sent = expand(
+    dataset.read_frame(out, "inputs"),
+    dataset.read_frame(out, "input_prefixes"),
+    dataset.read_frame(out, "exchanges")["exchange_id"],
+)
+pd.testing.assert_frame_equal(sent, day.inputs_sent())
+rows = entry["rows"]
+print(f"{len(sent)} parts sent, stored as {rows['inputs']} rows and {rows['input_prefixes']} prefixes")
+
+# %% [markdown]
 # ## On your own logs
 #
 # `load_capture` reads the toolkit's JSONL shape, LiteLLM spend logs and Helicone JSONL exports

@@ -532,7 +532,6 @@ def _endpoint(host: str | None, path: str | None, provider: str | None = None) -
     return f"{host or ''}{p}"
 
 
-
 def part_id(values: tuple) -> str:
     """First 16 hex chars of sha256 over the part's ``input_parts`` values as JSON, in column order:
     stable across loads and machines, and no more revealing than the (redacted) values themselves."""

@@ -8,6 +8,7 @@ the suite is left out and the run says so in one line.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -51,3 +52,47 @@ def dsh_sessions() -> Path:
     if path is None or not path.is_dir():  # asked for and missing is a broken setup, not a reason to skip
         pytest.fail(f"{DSH_SESSIONS_ENV}={os.environ.get(DSH_SESSIONS_ENV)!r}: no folder of DSH session logs there")
     return path
+
+
+def _write_conversation(
+    path: Path, turns: int, *, retry_every: int = 0, repeat: tuple[int, int] = (5, 10), authorization: str | None = None
+) -> None:
+    """A HAR of one agent loop: each request resends the previous one's input plus a user turn, a call
+    and its output (texts repeated ``repeat`` times); with ``retry_every``, every so many requests are
+    sent twice (a retry resends it all)."""
+    history: list = [{"role": "system", "content": "You are a coding agent. " * 20}]
+    headers = [] if authorization is None else [{"name": "authorization", "value": authorization}]
+    entries = []
+    for i in range(turns):
+        history = history + [
+            {"role": "user", "content": [{"type": "input_text", "text": f"turn {i}: fix test_{i}. " * repeat[0]}]},
+            {"type": "function_call", "call_id": f"call_{i}", "name": "bash", "arguments": '{"command": "ls"}'},
+            {"type": "function_call_output", "call_id": f"call_{i}", "output": f"log of turn {i}\n" * repeat[1]},
+        ]
+        body = json.dumps({"model": "m", "input": history, "stream": False})
+        for _ in range(2 if retry_every and i % retry_every == 0 else 1):
+            n = len(entries)
+            entries.append(
+                {
+                    "startedDateTime": f"2026-11-30T10:{n // 60:02d}:{n % 60:02d}.000Z",
+                    "time": 10.0,
+                    "request": {
+                        "method": "POST",
+                        "url": "http://127.0.0.1:8080/v1/responses",
+                        "headers": headers,
+                        "postData": {"mimeType": "application/json", "text": body},
+                    },
+                    "response": {
+                        "status": 200,
+                        "headers": [],
+                        "content": {"mimeType": "application/json", "text": "{}"},
+                    },
+                }
+            )
+    path.write_text(json.dumps({"log": {"version": "1.2", "entries": entries}}), encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def write_conversation():
+    """``write_conversation(path, turns, retry_every=0, repeat=(5, 10), authorization=None)``: a HAR of one agent loop."""
+    return _write_conversation

@@ -118,38 +118,11 @@ def test_an_empty_capture_has_typed_empty_input_frames(tmp_path):
     assert frames.INPUTS_WIDE.mismatches(cap.inputs_wide()) == [] and cap.inputs_wide().empty
 
 
-def _conversation(path: Path, n: int) -> None:
-    """One conversation of ``n`` requests, each resending the whole history before its new turn."""
-    history: list = [{"role": "system", "content": "You are a coding agent. " * 20}]
-    entries = []
-    for i in range(n):
-        history = history + [
-            {"role": "user", "content": [{"type": "input_text", "text": f"turn {i}: fix test_{i}. " * 10}]},
-            {"type": "function_call", "call_id": f"call_{i}", "name": "bash", "arguments": '{"command": "ls"}'},
-            {"type": "function_call_output", "call_id": f"call_{i}", "output": f"log of turn {i}\n" * 30},
-        ]
-        body = {"model": "m", "input": history, "stream": False}
-        entries.append(
-            {
-                "startedDateTime": f"2026-11-30T10:{i // 60:02d}:{i % 60:02d}.000Z",
-                "time": 10.0,
-                "request": {
-                    "method": "POST",
-                    "url": "http://127.0.0.1:8080/v1/responses",
-                    "headers": [{"name": "authorization", "value": f"Bearer {SECRET}"}],
-                    "postData": {"mimeType": "application/json", "text": json.dumps(body)},
-                },
-                "response": {"status": 200, "headers": [], "content": {"mimeType": "application/json", "text": "{}"}},
-            }
-        )
-    path.write_text(json.dumps({"log": {"version": "1.2", "entries": entries}}), encoding="utf-8")
-
-
-def test_stored_parts_grow_with_the_conversation_not_its_square(tmp_path):
+def test_stored_parts_grow_with_the_conversation_not_its_square(tmp_path, write_conversation):
     sizes = {}
     for n in (10, 20, 40):
         p = tmp_path / f"conv-{n}.har"
-        _conversation(p, n)
+        write_conversation(p, n, repeat=(10, 30), authorization=f"Bearer {SECRET}")
         cap = toolkit.load_capture(p)
         sizes[n] = (len(cap.inputs_sent()), len(cap.input_parts))
         # the system prompt and the three parts of each turn, each once (and, past each prefix, once in inputs)

@@ -7,7 +7,6 @@ from the readers' records; prefixes are checked against a brute-force search ove
 from __future__ import annotations
 
 import importlib.util
-import json
 from pathlib import Path
 
 import pandas as pd
@@ -48,50 +47,16 @@ def _old_narrow(path: Path, *, redact: bool = True) -> pd.DataFrame:
     return frames.INPUTS_SENT.from_rows(rows)
 
 
-def _conversation(path: Path, turns: int, *, retry_every: int = 0) -> None:
-    """One agent loop: each request resends the previous one's input plus a user turn, a call and its
-    output; with ``retry_every``, every so many requests are sent twice (a retry resends it all)."""
-    history: list = [{"role": "system", "content": "You are a coding agent. " * 20}]
-    entries = []
-    for i in range(turns):
-        history = history + [
-            {"role": "user", "content": [{"type": "input_text", "text": f"turn {i}: fix test_{i}. " * 5}]},
-            {"type": "function_call", "call_id": f"call_{i}", "name": "bash", "arguments": '{"command": "ls"}'},
-            {"type": "function_call_output", "call_id": f"call_{i}", "output": f"log of turn {i}\n" * 10},
-        ]
-        body = json.dumps({"model": "m", "input": history, "stream": False})
-        for _ in range(2 if retry_every and i % retry_every == 0 else 1):
-            n = len(entries)
-            entries.append(
-                {
-                    "startedDateTime": f"2026-11-30T10:{n // 60:02d}:{n % 60:02d}.000Z",
-                    "time": 10.0,
-                    "request": {
-                        "method": "POST",
-                        "url": "http://127.0.0.1:8080/v1/responses",
-                        "headers": [],
-                        "postData": {"mimeType": "application/json", "text": body},
-                    },
-                    "response": {
-                        "status": 200,
-                        "headers": [],
-                        "content": {"mimeType": "application/json", "text": "{}"},
-                    },
-                }
-            )
-    path.write_text(json.dumps({"log": {"version": "1.2", "entries": entries}}), encoding="utf-8")
-
-
 @pytest.fixture(scope="module")
-def generated(tmp_path_factory) -> dict[str, Path]:
+def generated(tmp_path_factory, write_conversation) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("generated")
     out = {
         "conversation": folder / "conversation.har",
         "retries": folder / "retries.har",
         "bench": folder / "bench.har",
     }
-    _conversation(out["conversation"], 60)
-    _conversation(out["retries"], 20, retry_every=3)
+    write_conversation(out["conversation"], 60)
+    write_conversation(out["retries"], 20, retry_every=3)
     BENCH.make_har(out["bench"], 40)
     return out
 

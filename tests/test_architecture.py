@@ -1,5 +1,5 @@
 """Dependencies point downward only, package by package:
-knowledge ← wire ← sources ← capture ← layers ← analysis ← present."""
+knowledge ← wire ← sources ← capture ← layers ← analysis ← experiment ← present."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 PKG = Path(__file__).resolve().parents[1] / "toolkit"
 
 # bottom to top; each package may import itself and every package before it
-ORDER = ("errors", "knowledge", "wire", "sources", "capture", "layers", "analysis", "present")
+ORDER = ("errors", "knowledge", "wire", "sources", "capture", "layers", "analysis", "experiment", "present")
 ALLOWED = {name: {f"toolkit.{n}" for n in ORDER[: i + 1]} for i, name in enumerate(ORDER)}
 ALLOWED["wire"] = {"toolkit.errors", "toolkit.knowledge", "toolkit.wire"}  # wire and knowledge are pure peers
 ALLOWED["knowledge"] = {"toolkit.errors", "toolkit.knowledge"}

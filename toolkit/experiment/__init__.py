@@ -1,0 +1,13 @@
+"""Prove a fix on the wire: replay one captured request as variants that change only the contract
+(``strict`` absent or false, the schema pruned for the session's mode, images dropped), send each
+several times, judge every answer by DSH's own rules, and say how sure the difference is.
+
+``variants`` and ``judge``/``stats`` are pure; ``send`` is the only network I/O; ``run`` ties them
+together and records every exchange as a capture the toolkit reads.
+"""
+
+from __future__ import annotations
+
+from toolkit.experiment.frames import ANSWERS, CHANGES, PLAN, SUMMARY, VARIANTS, VERDICTS
+
+__all__ = ["ANSWERS", "CHANGES", "PLAN", "SUMMARY", "VARIANTS", "VERDICTS"]

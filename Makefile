@@ -76,6 +76,7 @@ LITELLM_PROXY_VENV := lab/.venv-litellm-proxy
 captures: $(STAMP) $(MITM_VENV)/.installed $(LITELLM_PROXY_VENV)/.installed lab/client/node_modules/.installed lab/dsh-headless/node_modules/.installed
 	$(BIN)/python lab/run.py
 	$(BIN)/python lab/run.py --dsh
+	$(BIN)/python lab/record_experiment.py
 
 $(LITELLM_PROXY_VENV)/.installed: lab/requirements-litellm-proxy.txt
 	$(PYTHON) -m venv $(LITELLM_PROXY_VENV)

@@ -26,6 +26,12 @@ The model id names the **persona**, each standing for a reported model behaviour
   pi-ai's strict transform), which DSH's schema check refuses (docs/upstream.md#gateways-strict).
 * ``gw-vision``: as ``gw-coder``, and it describes an image instead of calling a tool when the
   latest user message (or the tool result being answered) carries one.
+* ``gw-sometimes``: as ``gw-coder``, but a model that only usually gives in to strict: under an
+  effective ``strict`` it fills the optional properties with probability ``SOMETIMES_P`` (0.7) and
+  otherwise sends the required ones only, as without strict. One draw of ``random.Random`` seeded by
+  ``--seed`` per answer it generates (its own generator: the other personas and ``busy`` draw
+  nothing new), so a replayed experiment (``agent-contract experiment``) gets rates with real
+  intervals, reproducibly for a given seed and request order. Not listed by ``GET /v1/models``.
 
 Error envelopes (``{"error": {message, type, param, code}}``, openai-python ``error_object.py``):
 
@@ -99,7 +105,9 @@ BEHAVIOURS = (
     "fail",
     "busy",
 )
-PERSONAS = ("gw-coder", "gw-vision", "gw-text-mini")
+PERSONAS = ("gw-coder", "gw-vision", "gw-text-mini")  # listed by GET /v1/models
+STOCHASTIC_PERSONAS = ("gw-sometimes",)  # seeded; not listed, so recorded model lists stay as they were
+SOMETIMES_P = 0.7  # gw-sometimes: the probability it fills the optional properties under strict
 DEFAULT_PERSONA = "gw-coder"
 
 # Persona scripts.
@@ -317,7 +325,7 @@ def first_image_param(api: str, body: dict) -> str | None:
 
 
 def persona_for(model) -> str:
-    return model if model in PERSONAS else DEFAULT_PERSONA
+    return model if model in PERSONAS or model in STOCHASTIC_PERSONAS else DEFAULT_PERSONA
 
 
 def _value_for(name: str, schema) -> object:
@@ -590,6 +598,7 @@ class GatewayServer(LoggingServer):
         self.clock = Clock(clock, seed)
         self.seed = seed
         self.busy_rng = random.Random(seed)
+        self.sometimes_rng = random.Random(f"{seed}:sometimes")  # apart from the busy and clock draws
         self.state_lock = threading.Lock()
         self.counters = {"req": 0, "resp": 0, "chat": 0, "call": 0, "msg": 0}
 
@@ -604,6 +613,12 @@ class GatewayServer(LoggingServer):
         with self.state_lock:
             self.counters[kind] += 1
             return self.counters[kind]
+
+    def sometimes_fills(self) -> bool:
+        """gw-sometimes: whether this request's answer gives in to strict (one seeded draw)."""
+        with self.state_lock:
+            draw = self.sometimes_rng.random()
+        return draw < SOMETIMES_P
 
     def busy_outcome(self) -> str:
         with self.state_lock:
@@ -854,7 +869,13 @@ class GatewayHandler(BaseHTTPRequestHandler):
         if outcome == "server-error":
             return self._error(ex, 500, outcome, SERVER_ERROR_MESSAGE, "server_error", "server_error")
         ex.gateway["outcome"] = outcome
-        reply = decide(persona, conversation(api, body), tools, strict)
+        shaped_by = strict
+        if persona in STOCHASTIC_PERSONAS:
+            fills = srv.sometimes_fills()
+            ex.gateway["fills_optional"] = fills
+            if not fills:  # this time the model sends the required properties only, as without strict
+                shaped_by = {name: False for name in strict}
+        reply = decide(persona, conversation(api, body), tools, shaped_by)
         stream = body.get("stream") is True
         if api == "responses":
             self._responses(ex, body, model, reply, outcome, stream, started)

@@ -46,7 +46,18 @@ from toolkit.errors import InputError
 from toolkit.layers.serialization import MISSING, schema_changes
 from toolkit.wire.schemas import flat_tool
 
-__all__ = ["ALIGN", "CONFIDENCES", "DIFF", "HOP_HEADERS", "KINDS", "MARGIN_MS", "RELATIONS", "align", "diff"]
+__all__ = [
+    "ALIGN",
+    "CONFIDENCES",
+    "DIFF",
+    "HOP_HEADERS",
+    "KINDS",
+    "MARGIN_MS",
+    "RELATIONS",
+    "align",
+    "diff",
+    "request_changes",
+]
 
 RELATIONS = ("one-to-one", "upstream retry", "collapsed", "unpaired")
 CONFIDENCES = ("high", "medium", "low", "unpaired")
@@ -448,15 +459,21 @@ def diff(a: Capture, b: Capture, pairs: pd.DataFrame | None = None, *, responses
 CONVERSATION = ("input", "instructions", "messages")
 
 
-def _changes(
-    a: Capture, b: Capture, xa: str, xb: str, ra: dict, rb: dict, api_a: str, api_b: str, responses: bool = False
-) -> list[tuple]:
-    """(tool, path, kind, before, after) for one link, values shown as text."""
+def request_changes(a: dict, b: dict, *, api_a: str, api_b: str | None = None) -> list[tuple]:
+    """(tool, path, kind, before, after) from request body ``a`` to ``b``, values shown as text: the body
+    part of a hop diff (top-level keys, the conversation item by item, the tools' schemas), no headers.
+    Pure, so an experiment can show what each variant changed in ``diff``'s own vocabulary."""
+    api_b = api_a if api_b is None else api_b
     out: list[tuple] = []
 
     def add(tool, path, kind, before, after):
         out.append((tool, path, kind, _show(before), _show(after)))
 
+    _body_changes(a, b, api_a, api_b, add)
+    return out
+
+
+def _body_changes(ra: dict, rb: dict, api_a: str, api_b: str, add) -> None:
     converted = api_a != api_b
     if converted:
         add(None, "$", "protocol converted", f"{api_a}: {sorted(ra)}", f"{api_b}: {sorted(rb)}")
@@ -474,6 +491,17 @@ def _changes(
         elif ra[key] != rb[key]:
             add(None, f"$.{key}", "value changed", ra[key], rb[key])
     _tool_changes(ra.get("tools") or [], rb.get("tools") or [], add)
+
+
+def _changes(
+    a: Capture, b: Capture, xa: str, xb: str, ra: dict, rb: dict, api_a: str, api_b: str, responses: bool = False
+) -> list[tuple]:
+    """(tool, path, kind, before, after) for one link, values shown as text: the body, then the headers."""
+    out = request_changes(ra, rb, api_a=api_a, api_b=api_b)
+
+    def add(tool, path, kind, before, after):
+        out.append((tool, path, kind, _show(before), _show(after)))
+
     _header_changes(a, b, xa, xb, add)
     if responses:
         _header_changes(a, b, xa, xb, add, direction="response")

@@ -9,5 +9,32 @@ together and records every exchange as a capture the toolkit reads.
 from __future__ import annotations
 
 from toolkit.experiment.frames import ANSWERS, CHANGES, PLAN, SUMMARY, VARIANTS, VERDICTS
+from toolkit.experiment.judge import compare, judge, summarise
+from toolkit.experiment.run import ExperimentResult, load, run
+from toolkit.experiment.send import Limits, Sender
+from toolkit.experiment.stats import fisher_exact, newcombe, wilson
+from toolkit.experiment.variants import Variant, build, has_images, image_paths
 
-__all__ = ["ANSWERS", "CHANGES", "PLAN", "SUMMARY", "VARIANTS", "VERDICTS"]
+__all__ = [
+    "ANSWERS",
+    "CHANGES",
+    "PLAN",
+    "SUMMARY",
+    "VARIANTS",
+    "VERDICTS",
+    "ExperimentResult",
+    "Limits",
+    "Sender",
+    "Variant",
+    "build",
+    "compare",
+    "fisher_exact",
+    "has_images",
+    "image_paths",
+    "judge",
+    "load",
+    "newcombe",
+    "run",
+    "summarise",
+    "wilson",
+]

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import itertools
 import os
 import shutil
 import socket
 import sys
 import threading
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -94,6 +96,7 @@ def main(argv=None) -> int:
             dsh=DSH,
             out=out,
             limits=Limits(rate=20.0),
+            now=_steps(CLOCK),
         )
     finally:
         server.shutdown()
@@ -103,6 +106,14 @@ def main(argv=None) -> int:
     if result.comparison:
         print(result.comparison["sentence"])
     return 0
+
+
+def _steps(start: str):
+    """Wall time for the records and the manifest: the gateway's virtual clock, one second per
+    reading, so a re-record writes the same times (and the postmortem notebook's output stays)."""
+    t = datetime.fromisoformat(start.replace("Z", "+00:00")).astimezone(UTC)
+    n = itertools.count()
+    return lambda: t + timedelta(seconds=next(n))
 
 
 if __name__ == "__main__":

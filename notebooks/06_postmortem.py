@@ -1,16 +1,18 @@
 # %% tags=["parameters"]
-# The evidence for this write-up: change these four lines and run all cells.
+# The evidence for this write-up: change these lines and run all cells.
 SETTINGS = "../data/dsh-before-fix/settings.yaml"
 CAPTURES = ["../data/dsh-before-fix/capture.har", "../data/dsh-before-fix/session.jsonl.zstd"]
 DSH = "0.1.0-rc.8"  # the DSH release that ran
 TITLE = "Tool calls refused after the gateway migration"
+# a folder written by `agent-contract experiment` (the captured request replayed as variants); None: no such section
+EXPERIMENT = "../data/experiment-before-fix"
 
 # %% [markdown]
 # # Postmortem
 #
 # This notebook is a template. The first cell names a settings file, the captures and the DSH release
 # that ran; running it writes the incident up from them: the timeline, the evidence of each layer, the
-# root causes and the fixes.
+# root causes and the fixes, and, when it names an experiment folder, the experiment that proves the fix.
 # `make postmortem` renders it to a single HTML file under `reports/`.
 
 # %%
@@ -159,3 +161,17 @@ print(suggest_fix(SETTINGS, env={}, dsh=DSH) or "The settings need no change.")
 whatif(capture, mode=settings.default_preset["sandbox_mode"], dsh=DSH).pivot_table(
     index="policy", columns="outcome", values="call_id", aggfunc="count", fill_value=0, observed=False
 )
+
+# %% [markdown]
+# The proof on the wire, when the first cell names an experiment: the captured request sent again with
+# only the contract changed, several times per variant, each answer judged by DSH's own rules.
+
+# %%
+if EXPERIMENT:
+    from toolkit.experiment.run import load
+
+    experiment = load(EXPERIMENT)
+    display(Markdown(report.experiment_markdown(experiment)))
+    display(plots.experiment_rates(experiment.summary))
+else:
+    print("No experiment was named (EXPERIMENT = None).")

@@ -150,18 +150,29 @@ def _verify(args) -> int:
     inputs = report.Inputs(
         args.settings, list(args.capture), list(args.session), mode, args.dsh, prov, args.gateway_config
     )
+    experiment = None
+    if args.experiment:
+        from toolkit.experiment.run import load as load_experiment
+
+        experiment = load_experiment(Path(args.experiment))
     if args.format == "json":
         import json
 
         text = json.dumps(report.to_json(result, inputs), indent=2, ensure_ascii=False) + "\n"
+        if experiment is not None:  # the JSON report's schema has no place for it (REPORT_VERSION)
+            print(f"agent-contract: note: {report.EXPERIMENT_NOT_IN_JSON}", file=sys.stderr)
     elif args.format == "markdown":
-        text = report.to_markdown(result, inputs)
+        text = report.to_markdown(result, inputs, experiment=experiment)
     elif args.format == "html":
-        text = report.to_html(result, inputs, capture)
-        if capture is not None and len(capture.exchanges) and not report.figure_available():
+        text = report.to_html(result, inputs, capture, experiment=experiment)
+        if not report.figure_available() and (
+            experiment is not None or (capture is not None and len(capture.exchanges))
+        ):
             print(f"agent-contract: note: {report.FIGURE_MISSING}", file=sys.stderr)
     else:
         text = report.to_text(result, inputs)
+        if experiment is not None:
+            text += f"experiment: {report.experiment_sentence(experiment)}\n"
     if args.out:
         out = Path(args.out)
         try:
@@ -243,6 +254,91 @@ def _attribute(args) -> int:
     return 0 if table["match"].fillna(False).any() else 1
 
 
+def _experiment(args) -> int:
+    """Replay one captured request as variants (``toolkit.experiment.run``); the data files come from
+    the run, the Markdown, HTML and figure from ``toolkit.present`` (experiment sits below present)."""
+    import pandas as pd
+
+    from toolkit.experiment.run import run as run_experiment
+    from toolkit.experiment.send import Limits
+
+    limits = Limits(rate=args.rate, timeout=args.timeout, retries=args.retries, max_requests=args.max_requests)
+    names = [n.strip() for n in args.variants.split(",") if n.strip()]
+    if args.endpoint is None and not args.dry_run:
+        print("agent-contract: no --endpoint: a dry run, nothing is sent", file=sys.stderr)
+    try:
+        result = run_experiment(
+            args.capture,
+            exchange=args.exchange,
+            endpoint=args.endpoint,
+            variants=names,
+            samples=args.samples,
+            api_key_env=args.api_key_env,
+            out=Path(args.out) if args.out else None,
+            dry_run=args.dry_run,
+            allow_images=args.allow_images,
+            limits=limits,
+            mode=args.mode,
+            dsh=args.dsh,
+            progress=args.progress,
+        )
+    except KeyboardInterrupt:
+        if args.out:
+            print(f"agent-contract: interrupted; what was sent is in {args.out} (complete: false)", file=sys.stderr)
+        raise
+    with pd.option_context("display.width", 250, "display.max_colwidth", 70, "display.max_columns", 20):
+        m = result.manifest
+        print(f"{m['capture']} {m['exchange']} ({m['api']}), mode {m['mode'] or 'unknown'}")
+        for v in result.variants:
+            same = " (same as captured)" if v.same_as_captured else ""
+            print(f"\n{v.name}: {len(v.changes)} changes{same}")
+            if len(v.changes):
+                print(v.changes.drop(columns="variant").to_string(index=False))
+        if result.dry_run:
+            n = m["counts"]["planned"]
+            where = args.endpoint or "no endpoint (give --endpoint URL)"
+            print(f"\ndry run: nothing sent ({n} requests would be sent to {where})")
+            if n > args.max_requests:
+                print(f"(more than --max-requests {args.max_requests}: a run would be refused)")
+            for name, at in m["images"].items():
+                print(f"(variant {name} carries an image at {at}: it is sent only with --allow-images)")
+            return 0
+        cols = ["variant", "samples", "answered", "errors", "calls", "accepted", "refused", "filled_empty", "top_rule"]
+        table = result.summary[cols].copy()
+        for what in ("accepted", "refused"):
+            rate, low, high = (result.summary[f"{what}_{k}"] for k in ("rate", "low", "high"))
+            table[f"{what} %"] = [
+                "" if pd.isna(r) else f"{100 * r:.0f} ({100 * lo:.0f}-{100 * hi:.0f})"
+                for r, lo, hi in zip(rate, low, high)
+            ]
+        print("\n" + table.to_string(index=False))
+        if result.comparison:
+            print("\n" + str(result.comparison.get("sentence", "")))
+    if result.out is not None:
+        _experiment_reports(result)
+        print(f"wrote {result.out}", file=sys.stderr)
+    return 0
+
+
+def _experiment_reports(result) -> None:
+    """The Markdown and HTML sections (``experiment`` + .md/.html) and refusals.png beside the run's data files."""
+    from toolkit.present import report
+
+    out = result.out
+    (out / "experiment").with_suffix(".md").write_text(report.experiment_markdown(result), encoding="utf-8")
+    (out / "experiment").with_suffix(".html").write_text(report.experiment_html(result), encoding="utf-8")
+    if not report.figure_available():
+        print(f"agent-contract: note: {report.FIGURE_MISSING}", file=sys.stderr)
+        return
+    import matplotlib.pyplot as plt
+
+    from toolkit.present import plots
+
+    fig = plots.experiment_rates(result.summary)
+    fig.savefig(out / "refusals.png", dpi=100, metadata={"Software": None})
+    plt.close(fig)
+
+
 def _formats(args) -> int:
     """Every capture format, in detection order, from the one registry."""
     width = max(len(f.name) for f in registry.FORMATS)
@@ -314,6 +410,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--format", choices=list(REPORT_FORMATS), default="text", help="html needs the notebooks extra for its figure"
     )
     v.add_argument("--out", help="write the report here instead of standard output")
+    v.add_argument(
+        "--experiment",
+        metavar="DIR",
+        help="a folder written by `agent-contract experiment`: its section joins the report",
+    )
     v.set_defaults(func=_verify)
 
     i = sub.add_parser(
@@ -357,6 +458,38 @@ def build_parser() -> argparse.ArgumentParser:
     )
     w.add_argument("--pi-ai", default=pi_ai.DEFAULT_VERSION, choices=list(pi_ai.VERSIONS), dest="pi_ai")
     w.set_defaults(func=_variants)
+
+    x = sub.add_parser(
+        "experiment",
+        help="replay one captured request as variants of the contract and measure what the model does",
+    )
+    x.add_argument("capture", help="the capture holding the request (HAR, JSONL, .mitm, cassette, ...)")
+    x.add_argument("--exchange", help="the exchange id to replay (default: the first exchange that sent tools)")
+    x.add_argument("--endpoint", help="the URL to send to; without it nothing is sent (a dry run)")
+    x.add_argument(
+        "--variants",
+        default="strict-absent,strict-false",
+        help="comma-separated variant names (default: strict-absent,strict-false; an unknown name lists them all)",
+    )
+    x.add_argument("--samples", type=int, default=5, help="requests per variant (default 5)")
+    x.add_argument("--api-key-env", metavar="VAR", help="the environment variable holding the key (never a file)")
+    x.add_argument("--out", metavar="DIR", help="write the exchanges, tables, report and figure here")
+    x.add_argument("--dry-run", action="store_true", help="show the variants and their changes; send nothing")
+    x.add_argument("--max-requests", type=int, default=50, help="most requests the run may send, retries included")
+    x.add_argument("--rate", type=float, default=1.0, help="requests per second (default 1)")
+    x.add_argument("--timeout", type=float, default=60.0, help="seconds per request (default 60)")
+    x.add_argument("--retries", type=int, default=3, help="retries of a 429 per request (default 3)")
+    x.add_argument("--allow-images", action="store_true", help="send requests that carry an image")
+    x.add_argument(
+        "--mode",
+        choices=list(dsh_runtime.MODES),
+        help="the session's sandbox mode, to judge calls and prune schemas (default: the capture's DSH session)",
+    )
+    x.add_argument("--dsh", default=dsh_runtime.DEFAULT_VERSION, type=_dsh_version, help="the DSH version to judge by")
+    x.add_argument(
+        "--progress", action="store_true", default=None, help="show progress even when stderr is not a terminal"
+    )
+    x.set_defaults(func=_experiment)
     return parser
 
 

@@ -501,6 +501,77 @@ def summary_figure(capture):
     return fig
 
 
+# ---- the experiment -----------------------------------------------------------------------------
+
+#: ``experiment_rates``: the share of calls DSH would refuse and accept, per variant.
+VERDICT_COLORS = {"refused": "#D55E00", "accepted": "#009E73"}  # Okabe-Ito vermillion, bluish green
+
+
+def experiment_rate_text(k, n, verdict: str) -> str:
+    """A bar's label: ``"3 of 5 refused"`` (a 0% bar is invisible, so the label names its verdict);
+    ``"no calls"`` when the variant got none (no rate to show)."""
+    return "no calls" if _isna(n) or not int(n) else f"{int(k)} of {int(n)} {verdict}"
+
+
+def experiment_rates(summary: pd.DataFrame):
+    """The refused and the accepted share of each variant's calls (``experiment.summary``), each bar
+    with its 95% Wilson interval as an error bar and labelled ``k of n``: with five samples an
+    interval is wide, and the plot should say so. Returns a Figure not registered with pyplot."""
+    from matplotlib.figure import Figure
+
+    from toolkit.experiment.frames import SUMMARY
+
+    missing = [c for c in SUMMARY.columns if c not in summary.columns]
+    if missing:
+        raise InputError(f"experiment_rates: not an experiment.summary frame (no column {', '.join(missing)})")
+    variants = [str(v) for v in summary["variant"]]
+    fig = Figure(figsize=(9, max(2.6, 0.9 * len(variants) + 1.4)), layout="constrained")
+    ax = fig.subplots()
+    total = int(summary["calls"].fillna(0).sum())
+    ax.set_title(f"Calls DSH would refuse or accept, per variant ({total} calls, 95% Wilson intervals)")
+    ax.set_xlabel("share of the variant's calls")
+    if not variants:
+        ax.text(0.5, 0.5, "no variants", transform=ax.transAxes, ha="center", va="center", fontsize=12, color="#555555")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        return fig
+    height = 0.38
+    for offset, verdict in ((-height / 2, "refused"), (height / 2, "accepted")):
+        rate = [0.0 if _isna(r) else float(r) for r in summary[f"{verdict}_rate"]]
+        low = [r if _isna(v) else float(v) for v, r in zip(summary[f"{verdict}_low"], rate)]
+        high = [r if _isna(v) else float(v) for v, r in zip(summary[f"{verdict}_high"], rate)]
+        y = [i + offset for i in range(len(variants))]
+        bars = ax.barh(
+            y,
+            rate,
+            height=height,
+            color=VERDICT_COLORS[verdict],
+            xerr=[[r - lo for r, lo in zip(rate, low)], [hi - r for r, hi in zip(rate, high)]],
+            error_kw={"ecolor": "#333333", "capsize": 3, "elinewidth": 1},
+            label=verdict,
+            gid=f"experiment-rates:{verdict}",
+            zorder=2,
+        )
+        labels = [experiment_rate_text(k, n, verdict) for k, n in zip(summary[verdict], summary["calls"])]
+        for bar, hi, text in zip(bars, high, labels):
+            ax.text(
+                hi + 0.015,
+                bar.get_y() + bar.get_height() / 2,
+                text,
+                va="center",
+                ha="left",
+                fontsize=8.5,
+                gid=f"experiment-rate:{verdict}",
+            )
+    ax.set_yticks(range(len(variants)), variants)
+    ax.set_ylim(len(variants) - 0.5, -0.5)  # first variant on top
+    ax.set_xlim(0, 1.27)  # room for the labels right of a 100% bar
+    ax.set_xticks([0, 0.25, 0.5, 0.75, 1.0], ["0%", "25%", "50%", "75%", "100%"])
+    ax.grid(axis="x", color="#dddddd", linewidth=0.6, zorder=0)
+    ax.legend(title="DSH's verdict", loc="upper left", bbox_to_anchor=(1.01, 1.0), **_LEGEND)
+    return fig
+
+
 # ---- helpers ------------------------------------------------------------------------------------
 
 
@@ -575,8 +646,11 @@ __all__ = [
     "STRICT_COLORS",
     "STRICT_COUNTS",
     "TIMELINE",
+    "VERDICT_COLORS",
     "error_counts",
     "errors_by_layer",
+    "experiment_rate_text",
+    "experiment_rates",
     "strict_cell_text",
     "strict_counts",
     "strict_matrix",

@@ -18,10 +18,15 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
+import pandas as pd
+
 from toolkit.analysis.verify import Verification
 from toolkit.layers.execution import DEFAULT_DSH
 
 __all__ = [
+    "DRY_RUN_TEXT",
+    "EXPERIMENT_NOT_IN_JSON",
+    "EXPERIMENT_TITLE",
     "FIGURE_MISSING",
     "MARK",
     "REPORT_VERSION",
@@ -29,6 +34,10 @@ __all__ = [
     "Inputs",
     "VerdictView",
     "exit_code",
+    "experiment_html",
+    "experiment_markdown",
+    "experiment_rate",
+    "experiment_sentence",
     "figure_available",
     "json_schema",
     "to_html",
@@ -118,7 +127,9 @@ def _md_code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def to_markdown(v: Verification, inputs: Inputs, *, title: str = TITLE) -> str:
+def to_markdown(v: Verification, inputs: Inputs, *, title: str = TITLE, experiment: Any = None) -> str:
+    """The verdict as Markdown; with ``experiment`` (a ``toolkit.experiment.run.ExperimentResult``) its
+    section follows (``experiment_markdown``)."""
     out = [
         f"## {title}",
         "",
@@ -147,6 +158,8 @@ def to_markdown(v: Verification, inputs: Inputs, *, title: str = TITLE) -> str:
             f"| {_md(r.field)} | {r.question} | {_md(r.answer)} | {'yes' if r.settled else '**no**'} |"
             for r in prov.itertuples(index=False)
         ]
+    if experiment is not None:
+        out += ["", experiment_markdown(experiment).rstrip("\n")]
     return "\n".join(out) + "\n"
 
 
@@ -261,9 +274,10 @@ def figure_available() -> bool:
     return True
 
 
-def to_html(v: Verification, inputs: Inputs, capture: Any = None, *, title: str = TITLE) -> str:
+def to_html(v: Verification, inputs: Inputs, capture: Any = None, *, title: str = TITLE, experiment: Any = None) -> str:
     """One self-contained file: styles inline, the summary figure embedded as a PNG data URL (or, without
-    matplotlib, a note saying the figure is left out and how to get it)."""
+    matplotlib, a note saying the figure is left out and how to get it); with ``experiment`` its section
+    (``experiment_html``) after the captures."""
     img = ""
     if capture is not None and len(capture.exchanges):
         if figure_available():
@@ -278,7 +292,8 @@ def to_html(v: Verification, inputs: Inputs, capture: Any = None, *, title: str 
         f"<style>{_CSS}</style></head><body><h1>{escape(title)}</h1>"
         f'<p class="meta">{escape(_inputs_line(inputs))}</p>'
         f"<p><b>{'All layers pass.' if v.ok else 'At least one layer fails.'}</b></p>"
-        f"{verdict_html(v)}{_provenance_html(inputs)}{img}</body></html>\n"
+        f"{verdict_html(v)}{_provenance_html(inputs)}{img}"
+        f"{'' if experiment is None else experiment_html(experiment)}</body></html>\n"
     )
 
 
@@ -298,15 +313,272 @@ def _provenance_html(inputs: Inputs) -> str:
 
 
 def _figure_png(capture) -> str:
-    import base64
-    import io
-
     import matplotlib
 
     matplotlib.use("Agg", force=False)
     from toolkit.present.plots import summary_figure
 
-    fig = summary_figure(capture)
+    return _png(summary_figure(capture))
+
+
+def _png(fig) -> str:
+    """A Figure as base64 PNG, without the matplotlib version in its metadata (same bytes on rebuild)."""
+    import base64
+    import io
+
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100, bbox_inches="tight", metadata={"Software": None})
     return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+# ---- the experiment -----------------------------------------------------------------------------
+
+EXPERIMENT_TITLE = "Experiment: the same request, variants of the contract"
+DRY_RUN_TEXT = "A dry run: nothing was sent. Give an endpoint to send the variants."
+EXPERIMENT_NOT_IN_JSON = "the JSON report has no experiment section: use --format markdown or html"
+_CHANGE_COLUMNS = ("tool", "path", "kind", "before", "after")
+_COUNTED = (
+    "Accepted and refused count the calls the model made, judged by DSH's own rules (the execution layer, in "
+    "the session's mode); in brackets the 95% Wilson interval."
+)
+_SUMMARY_HEAD = ("variant", "requests", "answered", "errors", "calls", "accepted", "refused", "filled empty")
+
+
+def experiment_rate(k, n, low, high) -> str:
+    """A rate as the report writes it: ``"3 of 5 (23–88%)"``, the 95% Wilson interval in whole percent;
+    ``"0 of 0"`` when there were no calls to count."""
+    k, n = _int(k), _int(n)
+    if not n or _missing(low) or _missing(high):
+        return f"{k} of {n}"
+    return f"{k} of {n} ({float(low) * 100:.0f}–{float(high) * 100:.0f}%)"
+
+
+def _int(v) -> int:
+    return 0 if _missing(v) else int(v)
+
+
+def _missing(v) -> bool:
+    if v is None or v is pd.NA:
+        return True
+    try:
+        return bool(v != v)  # NaN
+    except (TypeError, ValueError):
+        return False
+
+
+def _text(v) -> str:
+    return "" if _missing(v) else str(v)
+
+
+def _sent_facts(result) -> list[tuple[str, str, str]]:
+    """What was sent where and when, from the manifest: (label, code, text) triples, ``code`` shown in
+    code formatting (paths, ids, the URL: exact, and never a link that would fetch), ``text`` after it.
+    The endpoint is shown as scheme, host, port and path only: a query string may carry a key."""
+    from urllib.parse import urlsplit
+
+    m = dict(getattr(result, "manifest", None) or {})
+    facts: list[tuple[str, str, str]] = []
+    sha = m.get("capture_sha256")
+    if m.get("capture"):
+        facts.append(("capture", str(m["capture"]), f" (sha256 {str(sha)[:12]}…)" if sha else ""))
+    if m.get("exchange"):
+        facts.append(("exchange", str(m["exchange"]), ""))
+    endpoint = m.get("endpoint")
+    if endpoint:
+        u = urlsplit(str(endpoint))
+        host = (u.hostname or "") + (f":{u.port}" if u.port else "")  # no user:password, no query
+        facts.append(("endpoint", f"{u.scheme}://{host}{u.path}" if u.scheme else str(endpoint), ""))
+    else:
+        facts.append(("endpoint", "", "none (dry run: nothing was sent)"))
+    names = [v.name for v in getattr(result, "variants", None) or []] or list(m.get("variants") or [])
+    if names:
+        facts.append(("variants", "", ", ".join(names)))
+    if m.get("samples") is not None:
+        facts.append(("samples", "", f"{m['samples']} per variant, interleaved"))
+    if m.get("mode") or m.get("dsh"):
+        judged = f"DSH {m['dsh']}'s rules" if m.get("dsh") else "DSH's rules"
+        facts.append(("judged by", "", judged + (f" in {m['mode']}" if m.get("mode") else "")))
+    if m.get("started") or m.get("finished"):
+        facts.append(("when", "", f"{m.get('started') or '?'} to {m.get('finished') or '?'} (UTC)"))
+    if "complete" in m:
+        facts.append(("complete", "", "yes" if m["complete"] else "no: stopped early, what was sent is recorded"))
+    return facts
+
+
+_TOOL_INDEX = re.compile(r"^\$\.tools\[\d+\]")
+_GROUPED = 3  # more tools than this with the same change: one row naming them
+
+
+def _change_rows(result) -> list[tuple[str, list[list[str]]]]:
+    """Per variant its changes (hops.diff's vocabulary) as rows of text; no rows: nothing to change.
+    The same change on more than ``_GROUPED`` tools is one row (``$.tools[*]``, the tools counted and
+    named); every single change is in the folder's changes.csv."""
+    out = []
+    for var in getattr(result, "variants", None) or []:
+        rows = [[_text(getattr(c, col)) for col in _CHANGE_COLUMNS] for c in var.changes.itertuples(index=False)]
+        groups: dict[tuple[str, ...], list[str]] = {}
+        for row in rows:
+            groups.setdefault(_group_key(row), []).append(row[0])
+        shown, done = [], set()
+        for row in rows:  # in the order of the changes; a group where its first member was
+            key = _group_key(row)
+            names = groups[key]
+            if len(names) <= _GROUPED:
+                shown.append(row)
+            elif key not in done:
+                done.add(key)
+                shown.append([f"{len(names)} tools: {', '.join(names[:3])}, …, {names[-1]}", *key])
+        out.append((var.name, shown))
+    return out
+
+
+def _group_key(row: list[str]) -> tuple[str, ...]:
+    return (_TOOL_INDEX.sub("$.tools[*]", row[1]), *row[2:])
+
+
+def _no_change_text(variant) -> str:
+    return (
+        "the captured request as it is"
+        if variant.name == "as-captured"
+        else "nothing to change: the same body as captured (sent all the same, so the comparison keeps its arm)"
+    )
+
+
+def _summary_rows(summary) -> list[list[str]]:
+    rows = []
+    for r in summary.itertuples(index=False):
+        rows.append(
+            [
+                str(r.variant),
+                str(_int(r.samples)),
+                str(_int(r.answered)),
+                str(_int(r.errors)),
+                str(_int(r.calls)),
+                experiment_rate(r.accepted, r.calls, r.accepted_low, r.accepted_high),
+                experiment_rate(r.refused, r.calls, r.refused_low, r.refused_high),
+                str(_int(r.filled_empty)),
+            ]
+        )
+    return rows
+
+
+def _top_rules(summary) -> list[tuple[str, str]]:
+    return [(str(r.variant), str(r.top_rule)) for r in summary.itertuples(index=False) if not _missing(r.top_rule)]
+
+
+def _sentence(result) -> str | None:
+    comparison = getattr(result, "comparison", None)
+    if isinstance(comparison, dict):
+        return comparison.get("sentence")
+    return None
+
+
+def experiment_sentence(result) -> str:
+    """The experiment in one line (``verify --experiment`` text output): the comparison's sentence, or
+    when there is none (one variant) each variant's refused count."""
+    sentence = _sentence(result)
+    if sentence:
+        return sentence
+    return "; ".join(
+        f"{r.variant}: {experiment_rate(r.refused, r.calls, r.refused_low, r.refused_high)} calls refused"
+        for r in result.summary.itertuples(index=False)
+    )
+
+
+def _dry(result) -> bool:
+    return bool((getattr(result, "manifest", None) or {}).get("dry_run"))
+
+
+def experiment_markdown(result) -> str:
+    """The experiment (``toolkit.experiment.run.ExperimentResult``) as a Markdown section: what was
+    sent where, what each variant changed, what came back per variant with its intervals, DSH's most
+    frequent refusal verbatim, and the comparison sentence. The figure is the HTML's (and ``refusals.png``)."""
+    out = [f"## {EXPERIMENT_TITLE}", ""]
+    out += [f"- {label}: {_md_code(code) if code else ''}{_md(text)}" for label, code, text in _sent_facts(result)]
+    out += ["", "### What each variant changed", ""]
+    for var, (name, rows) in zip(result.variants, _change_rows(result)):
+        if not rows:
+            out.append(f"- **{_md(name)}**: {_no_change_text(var)}")
+    changed = [(name, rows) for name, rows in _change_rows(result) if rows]
+    if changed:
+        out += ["", "| variant | " + " | ".join(_CHANGE_COLUMNS) + " |", "| --- " * (len(_CHANGE_COLUMNS) + 1) + "|"]
+        for name, rows in changed:
+            out += [f"| {_md(name)} | " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
+    out += ["", "### What came back", ""]
+    if _dry(result):
+        out += [DRY_RUN_TEXT]
+        return "\n".join(out) + "\n"
+    out += ["| " + " | ".join(_SUMMARY_HEAD) + " |", "| --- " * len(_SUMMARY_HEAD) + "|"]
+    out += ["| " + " | ".join(_md(c) for c in row) + " |" for row in _summary_rows(result.summary)]
+    out += ["", _COUNTED]
+    rules = _top_rules(result.summary)
+    if rules:
+        out += ["", "The most frequent refusal, as DSH words it:", ""]
+        out += [f"- {_md(name)}: {_md_code(text)}" for name, text in rules]
+    sentence = _sentence(result)
+    if sentence:
+        out += ["", f"**{_md(sentence)}**"]
+    return "\n".join(out) + "\n"
+
+
+def _md_cell(text: str) -> str:
+    """A changes-table cell: JSON values in a code span (exact), empty as an em dash."""
+    return _md_code(text).replace("|", "\\|") if text else "—"
+
+
+def experiment_html(result) -> str:
+    """The experiment as an HTML section (escaped), the figure (``plots.experiment_rates``) embedded as a
+    PNG data URL, or without matplotlib a note saying it is left out."""
+    facts = "".join(
+        f"<li>{escape(label)}: {f'<code>{escape(code)}</code>' if code else ''}{escape(text)}</li>"
+        for label, code, text in _sent_facts(result)
+    )
+    changes = []
+    for var, (name, rows) in zip(result.variants, _change_rows(result)):
+        if not rows:
+            changes.append(
+                f'<tr><td>{escape(name)}</td><td colspan="5"><i>{escape(_no_change_text(var))}</i></td></tr>'
+            )
+        for row in rows:
+            cells = "".join(f"<td><code>{escape(c)}</code></td>" if c else "<td>—</td>" for c in row)
+            changes.append(f"<tr><td>{escape(name)}</td>{cells}</tr>")
+    head = "".join(f"<th>{escape(c)}</th>" for c in ("variant", *_CHANGE_COLUMNS))
+    summary_head = "".join(f"<th>{escape(c)}</th>" for c in _SUMMARY_HEAD)
+    summary_rows = "".join(
+        "<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in _summary_rows(result.summary)
+    )
+    came_back = (
+        f"<p>{escape(DRY_RUN_TEXT)}</p>"
+        if _dry(result)
+        else f"<table><thead><tr>{summary_head}</tr></thead><tbody>{summary_rows}</tbody></table>"
+        f'<p class="meta">{escape(_COUNTED)}</p>'
+    )
+    rules = _top_rules(result.summary)
+    rules_html = (
+        "<p>The most frequent refusal, as DSH words it:</p><ul>"
+        + "".join(f"<li>{escape(name)}: <code>{escape(text)}</code></li>" for name, text in rules)
+        + "</ul>"
+        if rules
+        else ""
+    )
+    sentence = _sentence(result)
+    if _dry(result):
+        figure = ""
+    elif figure_available():
+        import matplotlib
+
+        matplotlib.use("Agg", force=False)
+        from toolkit.present.plots import experiment_rates
+
+        figure = (
+            '<img alt="refused and accepted share of calls per variant, with 95% Wilson intervals" '
+            f'src="data:image/png;base64,{_png(experiment_rates(result.summary))}">'
+        )
+    else:
+        figure = f'<p class="meta">{escape(FIGURE_MISSING)}</p>'
+    return (
+        f'<section class="agent-contract-experiment"><h2>{escape(EXPERIMENT_TITLE)}</h2><ul class="meta">{facts}</ul>'
+        f"<h3>What each variant changed</h3><table><thead><tr>{head}</tr></thead><tbody>{''.join(changes)}</tbody></table>"
+        f"<h3>What came back</h3>{came_back}"
+        f"{rules_html}{'' if not sentence else f'<p><b>{escape(sentence)}</b></p>'}{figure}</section>"
+    )

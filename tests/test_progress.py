@@ -64,3 +64,22 @@ def test_cli_exit_code_on_interrupt(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr("toolkit.capture.load_captures", boom)
     assert cli.main(["summary", str(_log(tmp_path, 1))]) == 130
     assert capsys.readouterr().err.strip() == "agent-contract: interrupted"
+
+
+def test_in_a_notebook_progress_is_a_widget_view_nbval_does_not_compare(monkeypatch, fast_clock):
+    """Whether a load was slow enough to show progress must not change a notebook's outputs: the line
+    is a widget view only (no text/plain), whose value follows the reading and ends with "done"."""
+    import IPython.display
+
+    from toolkit.capture import progress
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, raw=False, **kw: shown.append((obj, raw)))
+    monkeypatch.setattr(progress, "in_notebook", lambda: True)
+    bar = progress.Progress("log.jsonl", enabled=True, total_bytes=1000, position=lambda: 500, interval=0.0)
+    with bar:
+        for _ in range(3 * progress.EVERY):
+            bar.tick()
+    (bundle, raw) = shown[0]
+    assert raw and list(bundle) == [progress.WIDGET_VIEW] and len(shown) == 1
+    assert bar._handle.value.startswith("log.jsonl: 768 records") and bar._handle.value.endswith("done")

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-__all__ = ["EVERY", "Progress", "file_position", "in_notebook"]
+__all__ = ["EVERY", "WIDGET_VIEW", "Progress", "file_position", "in_notebook"]
 
 #: Records between two readings of the clock.
 EVERY = 256
@@ -145,12 +145,10 @@ class Progress:
 
     def _show(self, text: str, final: bool = False) -> None:
         if self.notebook:
-            from IPython.display import Pretty, display
-
             if self._handle is None:
-                self._handle = display(Pretty(text), display_id=True)
+                self._handle = _notebook_line(text)
             else:
-                self._handle.update(Pretty(text))
+                self._handle.value = text
             return
         print(f"\r{text}", end="\n" if final else "", file=sys.stderr, flush=True)
 
@@ -161,3 +159,41 @@ class Progress:
                 self.position = None
             state = "interrupted" if exc_type is KeyboardInterrupt else "done"
             self._show(self.line(state=state), final=True)
+
+
+#: The only MIME type of the progress output in a notebook: a widget view, which JupyterLab renders
+#: live and a saved notebook keeps no state of (so whether a load was slow enough to show progress
+#: never changes what the notebook holds, nor what strict nbval compares).
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def _notebook_line(text: str):
+    """A live one-line label under the cell; the line as text where ipywidgets is missing."""
+    from IPython.display import display
+
+    try:
+        import ipywidgets
+    except ImportError:
+        return _PlainLine(text)
+    label = ipywidgets.Label(value=text)
+    view = {"model_id": label.model_id, "version_major": 2, "version_minor": 0}
+    display({WIDGET_VIEW: view}, raw=True)
+    return label
+
+
+class _PlainLine:
+    """A progress line shown as text and updated in place (no ipywidgets)."""
+
+    def __init__(self, text: str) -> None:
+        from IPython.display import Pretty, display
+
+        self._pretty = Pretty
+        self._handle = display(Pretty(text), display_id=True)
+
+    @property
+    def value(self) -> str:  # pragma: no cover - only the setter is used
+        return ""
+
+    @value.setter
+    def value(self, text: str) -> None:
+        self._handle.update(self._pretty(text))

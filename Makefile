@@ -30,7 +30,7 @@ demo: $(STAMP)
 
 test: $(STAMP) lab/client/node_modules/.installed lab/dsh-fixtures/node_modules/.installed browser
 	node lab/client/selftest.mjs
-	$(BIN)/python -m pytest tests $(wildcard notebooks/*.ipynb) $(if $(wildcard notebooks/*.ipynb),--nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg,)
+	AGENT_CONTRACT_LANG= $(BIN)/python -m pytest tests $(wildcard notebooks/*.ipynb notebooks/zh-CN/*.ipynb) $(if $(wildcard notebooks/*.ipynb notebooks/zh-CN/*.ipynb),--nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg,)
 
 # The Python tests alone, for contributors: no node, no browser, no notebooks.
 unit: $(STAMP)
@@ -54,7 +54,8 @@ browser:
 		exit 1; \
 	fi
 
-# Re-execute every notebook from its .py source and store the outputs nbval compares.
+# Re-execute every notebook from its .py source, in English (notebooks/) and in Chinese (notebooks/zh-CN/),
+# and store the outputs nbval compares.
 notebooks: $(STAMP)
 	$(BIN)/python notebooks/build.py
 

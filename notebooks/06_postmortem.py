@@ -7,13 +7,20 @@ TITLE = "Tool calls refused after the gateway migration"
 # a folder written by `agent-contract experiment` (the captured request replayed as variants); None: no such section
 EXPERIMENT = "../data/experiment-before-fix"
 
-# %% [markdown]
+# %% [markdown] tags=["en"]
 # # Postmortem
 #
 # This notebook is a template. The first cell names a settings file, the captures and the DSH release
 # that ran; running it writes the incident up from them: the timeline, the evidence of each layer, the
 # root causes and the fixes, and, when it names an experiment folder, the experiment that proves the fix.
 # `make postmortem` renders it to a single HTML file under `reports/`.
+
+# %% [markdown] tags=["zh-CN"]
+# # 事后复盘
+#
+# 本笔记本是一个模板。开头的参数单元格指定配置文件、捕获记录和所运行的 DSH 版本；运行它便会据此把事故写成
+# 复盘：时间线、各层的证据、根因和修复；如果还指定了实验文件夹，则附上证明修复有效的实验。
+# `make postmortem` 会把它渲染成 `reports/` 下的单个 HTML 文件。
 
 # %%
 import pandas as pd
@@ -34,14 +41,20 @@ capture = toolkit.load_captures(CAPTURES)
 result = verify(settings, capture, dsh=DSH)
 display(Markdown(f"## {TITLE}"))
 
-# %% [markdown]
+# %% [markdown] tags=["en"]
 # ## Summary
+
+# %% [markdown] tags=["zh-CN"]
+# ## 摘要
 
 # %%
 report.view(result)
 
-# %% [markdown]
+# %% [markdown] tags=["en"]
 # ## Timeline
+
+# %% [markdown] tags=["zh-CN"]
+# ## 时间线
 
 # %%
 events = []
@@ -80,51 +93,76 @@ fig, ax = plt.subplots(figsize=(10, 3))
 plots.timeline(capture, ax=ax)
 plt.show()
 
-# %% [markdown]
+# %% [markdown] tags=["en"]
 # ## Evidence by layer
 #
 # ### Configuration
 
+# %% [markdown] tags=["zh-CN"]
+# ## 各层的证据
+#
+# ### 配置
+
 # %%
 settings.findings[["severity", "layer", "line", "message", "dsh_message"]]
 
-# %% [markdown]
+# %% [markdown] tags=["en"]
 # ### Serialization: what the tools looked like on the wire, and what the model then sent
+
+# %% [markdown] tags=["zh-CN"]
+# ### 序列化：工具在线路上是什么样子，以及模型随后发送了什么
 
 # %%
 result.filled_calls[["call_id", "tool", "strict_state", "arguments"]]
 
-# %% [markdown]
+# %% [markdown] tags=["en"]
 # ### Capability
+
+# %% [markdown] tags=["zh-CN"]
+# ### 能力
 
 # %%
 check(settings, capture)[["exchange_id", "declared_input", "images_sent", "placeholder", "verdict"]]
 
-# %% [markdown]
+# %% [markdown] tags=["en"]
 # What DSH shows for this cause, at each entry point (search here for the message a user reported):
+
+# %% [markdown] tags=["zh-CN"]
+# DSH 在各个入口点针对这一原因显示的文本（用户报告的信息可以在这里查找）：
 
 # %%
 capability = next(r for r in result.results if r.layer == "capability")
 pd.DataFrame(capability.dsh_messages, columns=["entry point", "DSH's text"])
 
-# %% [markdown]
+# %% [markdown] tags=["en"]
 # ### Execution
+
+# %% [markdown] tags=["zh-CN"]
+# ### 执行
 
 # %%
 replay(capture, settings=settings, mode=settings.default_preset["sandbox_mode"], dsh=DSH)[
     ["source", "call_id", "tool", "mode", "granted_mode", "message", "agrees"]
 ]
 
-# %% [markdown]
+# %% [markdown] tags=["en"]
 # ### Every error, placed in its layer
+
+# %% [markdown] tags=["zh-CN"]
+# ### 每个错误，归入它所在的层
 
 # %%
 errors(capture)[["source", "kind", "message", "layer", "rule_id"]]
 
-# %% [markdown]
+# %% [markdown] tags=["en"]
 # ## Who changed what
 #
 # The six questions, answered from the evidence above; `settled` is false where it stops.
+
+# %% [markdown] tags=["zh-CN"]
+# ## 谁改了什么
+#
+# 根据上面的证据回答六个问题；证据中断之处 `settled` 为 false。
 
 # %%
 from toolkit.analysis.provenance import table
@@ -133,8 +171,11 @@ table(settings, captures=[c for c in CAPTURES if "session" not in c], sessions=[
     ["field", "question", "answer", "actor", "settled"]
 ]
 
-# %% [markdown]
+# %% [markdown] tags=["en"]
 # ## Root causes
+
+# %% [markdown] tags=["zh-CN"]
+# ## 根因
 
 # %%
 causes = {
@@ -151,8 +192,11 @@ display(
     Markdown("\n".join(f"* **{k}**: {v}" for k, v in causes.items() if layer_of[k] in failing) or "No layer failed.")
 )
 
-# %% [markdown]
+# %% [markdown] tags=["en"]
 # ## Fixes
+
+# %% [markdown] tags=["zh-CN"]
+# ## 修复
 
 # %%
 print(suggest_fix(SETTINGS, env={}, dsh=DSH) or "The settings need no change.")
@@ -162,9 +206,13 @@ whatif(capture, mode=settings.default_preset["sandbox_mode"], dsh=DSH).pivot_tab
     index="policy", columns="outcome", values="call_id", aggfunc="count", fill_value=0, observed=False
 )
 
-# %% [markdown]
+# %% [markdown] tags=["en"]
 # The proof on the wire, when the first cell names an experiment: the captured request sent again with
 # only the contract changed, several times per variant, each answer judged by DSH's own rules.
+
+# %% [markdown] tags=["zh-CN"]
+# 当参数单元格指定了实验时，这里给出线路上的证明：把捕获到的请求重新发送，只改变契约，每个变体发送多次，
+# 每个回答都按 DSH 自己的规则判定。
 
 # %%
 if EXPERIMENT:

@@ -5,7 +5,8 @@ travels over the widget comm to the kernel, the comparer's observer recomputes, 
 back into the panes. Part of ``make test``; it needs Chromium (``make browser`` installs it).
 
 The server is a throw-away JupyterLab from this venv on a free 127.0.0.1 port with no token, on a
-temporary root holding a copy of the notebook (Lab autosaves into it) and a link to ``data/``. Lab's
+temporary root holding copies of the notebook in both languages (``notebooks/`` and ``notebooks/zh-CN/``;
+Lab autosaves into them) and a link to ``data/``. Lab's
 settings, workspaces, runtime, data and IPython dirs are temporary too, so nothing from the user's own
 Jupyter set-up leaks in and nothing is written back; teardown stops the server and its kernels.
 
@@ -111,7 +112,9 @@ def lab(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("lab")
     root, home = tmp / "root", tmp / "home"
     (root / "notebooks").mkdir(parents=True)
-    shutil.copy2(REPO / "notebooks" / "02_serialization.ipynb", root / "notebooks")
+    (root / "notebooks" / "zh-CN").mkdir()
+    for notebook in NOTEBOOKS.values():
+        shutil.copy2(REPO / notebook, root / notebook)
     (root / "data").symlink_to(REPO / "data", target_is_directory=True)  # the notebook reads ../data
     settings = home / "lab-settings"
     for rel, value in LAB_SETTINGS.items():
@@ -207,7 +210,41 @@ def failure_screenshot(request) -> Path:
 
 # ---- the test ----------------------------------------------------------------------------------
 
-NOTEBOOK = "notebooks/02_serialization.ipynb"
+NOTEBOOKS = {"en": "notebooks/02_serialization.ipynb", "zh-CN": "notebooks/zh-CN/02_serialization.ipynb"}
+# What the panes show, per language. The values (`false`, `absent`, the compat setting) are the same in both;
+# the labels around them are the notebook's language, so the Chinese run checks the values and that its
+# markdown is the Chinese twin (its first heading, from notebooks/02_serialization.py).
+CJK = re.compile(r"[\u4e00-\u9fff]")
+EXPECT = {
+    "en": {
+        "heading": "Layer 2: serialization",
+        "initial_right": [
+            "sent strict: false",
+            "compat.supportsStrictMode true",
+            "read as: non-strict",
+            "must send: command, description",
+        ],
+        "initial_left": ["sent strict: absent"],
+        "initial_summary": ["sent strict absent → false"],
+        "changed_right": [
+            "sent strict: absent",
+            "compat.supportsStrictMode unset",
+            "read as: strict by the gateway's normalisation",
+            "must send: every field",
+        ],
+        "changed_right_not": ["sent strict: false"],
+        "changed_summary": ["no difference in what the model must send"],
+    },
+    "zh-CN": {
+        "heading": "第二层：序列化",
+        "initial_right": ["false", "compat.supportsStrictMode true", "command", "description"],
+        "initial_left": ["absent"],
+        "initial_summary": ["absent → false"],
+        "changed_right": ["absent", "compat.supportsStrictMode unset"],
+        "changed_right_not": [],
+        "changed_summary": [],
+    },
+}
 
 IDLE = ".jp-NotebookPanel .jp-Notebook-ExecutionIndicator[data-status='idle']"
 # the indicator also reads idle before the kernel exists; the status bar names the connected kernel
@@ -227,15 +264,19 @@ RIGHT_PANE = f"{COMPARER} .tk-cmp-right-pane .widget-html-content"
 SUMMARY = f"{COMPARER} .tk-cmp-summary .widget-html-content"
 
 
-def _wait_kernel_ready(page, base: str, timeout: float = 60.0) -> None:
-    """The server has one kernel, idle, with the page's websocket connected; then the page says so too."""
+def _wait_kernel_ready(page, base: str, notebook: str, timeout: float = 60.0) -> None:
+    """The notebook's kernel is idle with the page's websocket connected; then the page says so too.
+    (The server keeps the kernels of notebooks opened before, so the kernel is found by its session.)"""
     deadline = time.monotonic() + timeout
     while True:
-        resp = page.request.get(f"{base}/api/kernels")
-        kernels = resp.json() if resp.ok else []
+        resp = page.request.get(f"{base}/api/sessions")
+        sessions = resp.json() if resp.ok else []
+        kernels = [s.get("kernel") or {} for s in sessions if s.get("path") == notebook]
         if any(k.get("execution_state") == "idle" and k.get("connections", 0) >= 1 for k in kernels):
             break
-        assert time.monotonic() < deadline, f"no idle, connected kernel after {timeout:.0f} s: {kernels}"
+        assert time.monotonic() < deadline, (
+            f"no idle, connected kernel for {notebook} after {timeout:.0f} s: {sessions}"
+        )
         page.wait_for_timeout(100)
     expect(page.locator(".jp-StatusBar-Widget").get_by_text(KERNEL_IDLE)).to_be_visible(timeout=timeout * 1000)
     page.locator(IDLE).wait_for(timeout=timeout * 1000)
@@ -264,14 +305,18 @@ def _screenshot_on_failure(page, path, step: list[str]):
         raise AssertionError(f"browser test failed at step {step[-1]!r}; {shot}{detail}\n{exc}") from exc
 
 
-def test_comparer_round_trip_in_lab(page, lab, failure_screenshot):
-    step = ["open the notebook"]
+@pytest.mark.parametrize("lang", list(NOTEBOOKS))
+def test_comparer_round_trip_in_lab(page, lab, failure_screenshot, lang):
+    notebook, expect_text = NOTEBOOKS[lang], EXPECT[lang]
+    step = [f"open {notebook}"]
     timings: dict[str, float] = {}
     t0 = time.monotonic()
     with _screenshot_on_failure(page, failure_screenshot, step):
-        page.goto(f"{lab['base']}/lab/tree/{NOTEBOOK}")
-        _wait_kernel_ready(page, lab["base"])
+        # a workspace of its own, or Lab would restore the notebook an earlier test opened beside this one
+        page.goto(f"{lab['base']}/lab/workspaces/e2e-{lang}/tree/{notebook}")
+        _wait_kernel_ready(page, lab["base"], notebook)
         timings["kernel idle"] = time.monotonic() - t0
+        expect(page.locator(".jp-NotebookPanel .jp-MarkdownOutput h1").first).to_contain_text(expect_text["heading"])
 
         step.append("Run > Run All Cells")
         page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
@@ -283,7 +328,7 @@ def test_comparer_round_trip_in_lab(page, lab, failure_screenshot):
         page.locator(f"{RIGHT_PANE}, {ERROR_OUTPUTS}").first.wait_for(timeout=45_000)
         errors = _error_texts(page)
         assert not errors, "cells show errors after Run All:\n" + "\n---\n".join(errors)
-        expect(page.locator(RIGHT_PANE)).to_contain_text("sent strict: false")
+        expect(page.locator(RIGHT_PANE)).to_contain_text(expect_text["initial_right"][0])
         # the comparer is the last code cell: once it renders and no cell is still queued, Run All is done
         expect(page.locator(BUSY_PROMPT)).to_have_count(0, timeout=20_000)
         page.locator(IDLE).wait_for()
@@ -296,23 +341,30 @@ def test_comparer_round_trip_in_lab(page, lab, failure_screenshot):
         step.append("initial state: left is the incident, right is the fix")
         right = page.locator(RIGHT_PANE)
         expect(page.locator(RIGHT_COMPAT)).to_have_value("true")
-        expect(right).to_contain_text("compat.supportsStrictMode true")
-        expect(right).to_contain_text("read as: non-strict")
-        expect(right).to_contain_text("must send: command, description")
-        expect(page.locator(LEFT_PANE)).to_contain_text("sent strict: absent")
-        expect(page.locator(SUMMARY)).to_contain_text("sent strict absent → false")
-        before = right.inner_text()
+        for text in expect_text["initial_right"]:
+            expect(right).to_contain_text(text)
+        for text in expect_text["initial_left"]:
+            expect(page.locator(LEFT_PANE)).to_contain_text(text)
+        for text in expect_text["initial_summary"]:
+            expect(page.locator(SUMMARY)).to_contain_text(text)
+        before, summary_before = right.inner_text(), page.locator(SUMMARY).inner_text()
+        # the widget's labels are in the notebook's language
+        if lang == "zh-CN":
+            expect(page.locator(COMPARER)).to_contain_text(CJK)
+        else:
+            expect(page.locator(COMPARER)).not_to_contain_text(CJK)
 
         step.append("change the right side's compat to unset")
         t2 = time.monotonic()
         page.locator(RIGHT_COMPAT).select_option("unset")
         # DOM change -> comm -> kernel observer -> new HTML in both panes and the summary
-        expect(right).to_contain_text("sent strict: absent")
-        expect(right).to_contain_text("compat.supportsStrictMode unset")
-        expect(right).to_contain_text("read as: strict by the gateway's normalisation")
-        expect(right).to_contain_text("must send: every field")
-        expect(right).not_to_contain_text("sent strict: false")
-        expect(page.locator(SUMMARY)).to_contain_text("no difference in what the model must send")
+        for text in expect_text["changed_right"]:
+            expect(right).to_contain_text(text)
+        for text in expect_text["changed_right_not"]:
+            expect(right).not_to_contain_text(text)
+        for text in expect_text["changed_summary"]:
+            expect(page.locator(SUMMARY)).to_contain_text(text)
+        expect(page.locator(SUMMARY)).not_to_have_text(summary_before)
         timings["round trip"] = time.monotonic() - t2
         assert right.inner_text() != before
 
@@ -323,4 +375,4 @@ def test_comparer_round_trip_in_lab(page, lab, failure_screenshot):
         if os.environ.get("E2E_FINAL_SCREENSHOT"):  # e.g. to look at the rendered widget after a green run
             page.locator(COMPARER).evaluate("el => el.scrollIntoView({block: 'start'})")
             page.screenshot(path=os.environ["E2E_FINAL_SCREENSHOT"])
-    print("e2e timings: " + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items()))
+    print(f"e2e timings ({lang}): " + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items()))

@@ -24,6 +24,7 @@ import pandas as pd
 from toolkit.capture import Capture
 from toolkit.capture.frames import CAT, declare, fixed
 from toolkit.knowledge.dsh_tools import SCHEMAS
+from toolkit.knowledge.messages import Message
 from toolkit.layers import LAYERS, capability, execution
 from toolkit.layers.config import FINDINGS, GatewayConfig, Settings
 from toolkit.layers.config.findings import findings_frame
@@ -116,16 +117,19 @@ def verify(
         mode = settings.default_preset["sandbox_mode"]  # the mode a session starts in
         mode_source = f"settings: {settings.default_preset.get('source')}"
     findings = settings.findings if settings is not None else FINDINGS.empty()
+    own = settings._findings if settings is not None else []
     if gateway_config is not None:
-        own = settings._findings if settings is not None else []
-        findings = findings_frame([*own, *gateway_findings(gateway_config, settings)])
+        own = [*own, *gateway_findings(gateway_config, settings)]
+        findings = findings_frame(own)
+    # the findings frame holds plain text: its translatable sentences, by their English text
+    said = {str(m): m for f in own for m in (f.message, f.fix) if isinstance(m, Message)}
     caps = capability.check(settings, capture, gateway=gateway_config)
     replayed = execution.replay(capture, mode=mode, dsh=dsh, settings=settings)
     filled = execution.distinct_calls(_filled_calls(capture))
     results = [
-        _config(settings, findings, gateway_config),
-        _serialization(findings, capture, filled),
-        _capability(findings, caps),
+        _config(settings, findings, gateway_config, said),
+        _serialization(findings, capture, filled, said),
+        _capability(findings, caps, said),
         _execution(replayed, capture, mode, dsh),
     ]
     for r in results:
@@ -166,43 +170,67 @@ def _empty_capture() -> Capture:
     return load_captures([])
 
 
-def _from_findings(findings: pd.DataFrame, layer: str) -> tuple[str | None, list[str], list[str]]:
+def _from_findings(
+    findings: pd.DataFrame, layer: str, said: dict[str, Message]
+) -> tuple[str | None, list[str], list[str]]:
+    """The layer's worst severity, evidence lines and fixes; ``said`` gives back the ``Message`` of a
+    finding's English text, so the report can render it in another language."""
     rows = findings[findings["layer"] == layer]
     if rows.empty:
         return None, [], []
     worst = "fail" if (rows["severity"] == "error").any() else "warn" if (rows["severity"] == "warning").any() else None
-    evidence = [
-        f"{r.severity} ({_where(r)}): {r.message}"
-        + (f" — DSH: {r.dsh_message}" if isinstance(r.dsh_message, str) else "")
+    evidence: list[str] = [
+        Message(
+            "verify.finding_dsh",
+            severity=_severity(r.severity),
+            where=_where(r),
+            message=said.get(r.message, r.message),
+            dsh_text=r.dsh_message,
+        )
+        if isinstance(r.dsh_message, str)
+        else Message(
+            "verify.finding", severity=_severity(r.severity), where=_where(r), message=said.get(r.message, r.message)
+        )
         for r in rows.itertuples()
     ]
-    fixes = [r.fix for r in rows.itertuples() if isinstance(r.fix, str)]
+    fixes = [said.get(r.fix, r.fix) for r in rows.itertuples() if isinstance(r.fix, str)]
     return worst, evidence, fixes
+
+
+def _severity(severity) -> str:
+    return Message(f"severity.{severity}") if f"severity.{severity}" in _SEVERITY_KEYS else str(severity)
+
+
+_SEVERITY_KEYS = {"severity.error", "severity.warning", "severity.info"}
 
 
 def _where(r) -> str:
     """``line 12`` of the settings file, or ``litellm-config.yaml line 12`` for a gateway finding."""
     if str(r.code).startswith("gateway-"):
-        return f"{str(r.yaml_path).partition(':')[0]} line {r.line}" if not pd.isna(r.line) else str(r.yaml_path)
-    return f"line {r.line}"
+        if pd.isna(r.line):
+            return str(r.yaml_path)
+        return Message("verify.where.file_line", file=str(r.yaml_path).partition(":")[0], line=r.line)
+    return Message("verify.where.line", line=r.line)
 
 
-def _config(settings, findings, gateway: GatewayConfig | None = None) -> LayerResult:
+def _config(settings, findings, gateway: GatewayConfig | None, said: dict[str, Message]) -> LayerResult:
     if settings is None and gateway is None:
-        return LayerResult("config", "no evidence", "no settings file given")
-    worst, evidence, fixes = _from_findings(findings, "config")
-    served = f"; the gateway ({gateway.name}) serves {', '.join(gateway.model_names) or 'no model'}" if gateway else ""
+        return LayerResult("config", "no evidence", Message("verify.config.no_settings"))
+    worst, evidence, fixes = _from_findings(findings, "config", said)
+    served = (", ".join(gateway.model_names) or Message("verify.config.no_model")) if gateway else None
     if worst is None:
         shown = evidence if gateway else []  # without a gateway config, as before: info findings stay out
         if settings is None:
-            return LayerResult("config", "pass", f"no settings file given{served}", shown)
-        models = len(settings.models)
-        return LayerResult(
-            "config", "pass", f"{len(settings.routes)} routes and {models} models resolve cleanly{served}", shown
-        )
-    return LayerResult(
-        "config", worst, f"{len(evidence)} configuration finding{'s' if len(evidence) != 1 else ''}", evidence, fixes
-    )
+            assert gateway is not None
+            summary = Message("verify.config.no_settings_served", gateway=gateway.name, models=served)
+            return LayerResult("config", "pass", summary, shown)
+        counts = {"routes": len(settings.routes), "models": len(settings.models)}
+        if gateway is None:
+            return LayerResult("config", "pass", Message("verify.config.clean", **counts), shown)
+        summary = Message("verify.config.clean_served", **counts, gateway=gateway.name, served=served)
+        return LayerResult("config", "pass", summary, shown)
+    key = "verify.config.finding_one" if len(evidence) == 1 else "verify.config.findings"
+    return LayerResult("config", worst, Message(key, n=len(evidence)), evidence, fixes)
 
 
 def _filled_calls(capture: Capture) -> pd.DataFrame:
@@ -230,36 +258,45 @@ def _filled_calls(capture: Capture) -> pd.DataFrame:
     return FILLED_CALLS.from_records(rows)
 
 
-def _serialization(findings, capture: Capture, filled: pd.DataFrame) -> LayerResult:
-    worst, evidence, fixes = _from_findings(findings, "serialization")
+def _serialization(findings, capture: Capture, filled: pd.DataFrame, said: dict[str, Message]) -> LayerResult:
+    worst, evidence, fixes = _from_findings(findings, "serialization", said)
     # what went on the wire: HTTP exchanges only (a DSH session logs the schema DSH advertised, not the request)
     http_ids = set(capture.exchanges.loc[capture.exchanges["method"].notna(), "exchange_id"])
     wire = capture.tools[capture.tools["exchange_id"].isin(http_ids)]
     states = wire["strict_state"].astype(str).value_counts().to_dict() if len(wire) else {}
     if states:
-        evidence.append("tools on the wire: " + ", ".join(f"strict {k} ×{v}" for k, v in sorted(states.items())))
+        on_wire = ", ".join(f"strict {k} ×{v}" for k, v in sorted(states.items()))
+        evidence.append(Message("verify.serialization.on_wire", states=on_wire))
     evidence += _strict_evidence(capture)
     if len(filled):
         example = filled.iloc[0]
         evidence.append(
-            f"{len(filled)} calls filled every optional field (read as strict), e.g. {example['tool']} "
-            f"{example['call_id']}: {example['arguments']}"
+            Message(
+                "verify.serialization.filled",
+                n=len(filled),
+                tool=example["tool"],
+                call_id=example["call_id"],
+                arguments=str(example["arguments"]),
+            )
         )
         absent = filled[filled["strict_state"].astype(str).isin(["absent", "null"])]
         if len(absent):
             return LayerResult(
                 "serialization",
                 "fail",
-                f"`strict` was {'/'.join(sorted(set(absent['strict_state'].astype(str))))} and the model "
-                "filled every optional field: the gateway read the tools as strict",
+                Message(
+                    "verify.serialization.read_as_strict",
+                    states="/".join(sorted(set(absent["strict_state"].astype(str)))),
+                ),
                 evidence,
-                fixes or ["send `strict: false` explicitly (compat.supportsStrictMode: true)"],
+                fixes or [Message("verify.serialization.fix_strict_false")],
             )
     if worst is None:
         if not states:
-            return LayerResult("serialization", "no evidence", "no HTTP capture with tools", evidence)
-        return LayerResult("serialization", "pass", "tools went out as configured", evidence)
-    return LayerResult("serialization", worst, "`strict` is left to the gateway on a Responses route", evidence, fixes)
+            return LayerResult("serialization", "no evidence", Message("verify.serialization.no_tools"), evidence)
+        return LayerResult("serialization", "pass", Message("verify.serialization.as_configured"), evidence)
+    summary = Message("verify.serialization.left_to_gateway")
+    return LayerResult("serialization", worst, summary, evidence, fixes)
 
 
 def _strict_evidence(capture: Capture) -> list[str]:
@@ -281,36 +318,52 @@ def _strict_evidence(capture: Capture) -> list[str]:
     refused = strict[~strict["openai_accepts"].astype(bool)]
     names = verdicts["tool"].nunique()
 
-    def first(rows: pd.DataFrame) -> str:
+    def first(rows: pd.DataFrame) -> Message:
         r = rows.iloc[0]
-        return f"first: {r['first_rule']} at {r['first_path']} of {r['tool']}: {r['first_message']}"
+        return Message(
+            "verify.strict.first",
+            rule=r["first_rule"],
+            path=r["first_path"],
+            tool=r["tool"],
+            message=r["first_message"],
+        )
 
     if len(refused):
-        line = (
-            f"{refused['tool'].nunique()} of {names} tools would be refused by OpenAI strict as sent ({first(refused)})"
-        )
+        line = Message("verify.strict.refused", n=refused["tool"].nunique(), total=names, first=first(refused))
     else:
         forced = verdicts[~verdicts["openai_accepts"].astype(bool)]
-        line = f"{strict['tool'].nunique()} of {names} tools are read as strict as sent, none refused"
+        n = strict["tool"].nunique()
         if len(forced):
-            line += f"; if sent strict, {forced['tool'].nunique()} would be refused ({first(forced)})"
-    out = ["strict reading: " + line]
+            line = Message(
+                "verify.strict.none_refused_forced",
+                n=n,
+                total=names,
+                forced=forced["tool"].nunique(),
+                first=first(forced),
+            )
+        else:
+            line = Message("verify.strict.none_refused", n=n, total=names)
+    out: list[str] = [Message("verify.strict.line", line=line)]
     for name in dict.fromkeys(capture.calls["name"].dropna()):
         rows = strict[strict["tool"] == name]
         fills = rows.iloc[0]["risky_fills"] if len(rows) else []
         if fills:
             out.append(
-                f"strict reading of {name} (called): the model must fill {', '.join(rows.iloc[0]['must_fill'])}; "
-                "risky fills: " + "; ".join(f"{f['field']}={f['filled']!r} ({f['why']})" for f in fills)
+                Message(
+                    "verify.strict.called",
+                    tool=name,
+                    fields=", ".join(rows.iloc[0]["must_fill"]),
+                    fills="; ".join(f"{f['field']}={f['filled']!r} ({f['why']})" for f in fills),
+                )
             )
     return out
 
 
-def _capability(findings, caps: pd.DataFrame) -> LayerResult:
-    worst, evidence, fixes = _from_findings(findings, "capability")
+def _capability(findings, caps: pd.DataFrame, said: dict[str, Message]) -> LayerResult:
+    worst, evidence, fixes = _from_findings(findings, "capability", said)
     if len(caps):
         counts = caps["verdict"].astype(str).value_counts().to_dict()
-        evidence.append("requests with images: " + ", ".join(f"{k} ×{v}" for k, v in counts.items()))
+        evidence.append(Message("verify.capability.requests", counts=", ".join(f"{k} ×{v}" for k, v in counts.items())))
         bad = caps[caps["verdict"].astype(str).isin(CAPABILITY_FAILURES)]
         for r in bad.drop_duplicates("verdict").itertuples():
             evidence.append(f"{r.verdict}: {r.evidence}")
@@ -318,15 +371,15 @@ def _capability(findings, caps: pd.DataFrame) -> LayerResult:
             return LayerResult(
                 "capability",
                 "fail",
-                f"{len(bad)} of {len(caps)} image requests did not reach a model that takes them",
+                Message("verify.capability.not_reached", bad=len(bad), n=len(caps)),
                 evidence,
-                fixes or ["declare `input: [text, image]` only where the backend accepts images"],
+                fixes or [Message("verify.capability.fix_declare")],
             )
-        return LayerResult("capability", "pass", f"{len(caps)} image requests, all declared and accepted", evidence)
+        return LayerResult("capability", "pass", Message("verify.capability.all_accepted", n=len(caps)), evidence)
     if worst is None:
-        return LayerResult("capability", "no evidence", "no request carried an image", evidence)
+        return LayerResult("capability", "no evidence", Message("verify.capability.no_image"), evidence)
     own = findings[(findings["layer"] == "capability") & ~findings["code"].astype(str).str.startswith("gateway-")]
-    summary = "image input is not declared" if len(own) else "DSH's settings and the gateway config disagree"
+    summary = Message("verify.capability.undeclared" if len(own) else "verify.capability.disagree")
     return LayerResult("capability", worst, summary, evidence, fixes)
 
 
@@ -334,33 +387,36 @@ def _execution(replayed: pd.DataFrame, capture: Capture, mode, dsh) -> LayerResu
     # read_image refusals are the image gate: the capability layer reports them
     judged = replayed[replayed["ok"].notna() & replayed["tool"].isin(execution.TOOLS)]
     if judged.empty:
-        note = "" if mode or capture.events.empty is False else " (pass mode= for HTTP captures)"
-        return LayerResult("execution", "no evidence", "no tool call could be judged" + note)
+        key = "verify.execution.none" if mode or capture.events.empty is False else "verify.execution.none_mode"
+        return LayerResult("execution", "no evidence", Message(key))
     sightings = len(judged)
     judged = execution.distinct_calls(judged)
     failed = judged[~judged["ok"].astype(bool)]
     disagree = judged[judged["agrees"].eq(False).fillna(False)]
     modes = ", ".join(sorted(set(judged["mode"].dropna().astype(str))))  # the modes the calls ran under
-    seen = f" (seen {sightings} times across the captures)" if sightings != len(judged) else ""
-    evidence = [f"{len(judged)} calls judged under DSH {dsh} in {modes}{seen}; {len(failed)} refused"]
+    seen = Message("verify.execution.seen", n=sightings) if sightings != len(judged) else ""
+    evidence: list[str] = [
+        Message("verify.execution.judged", n=len(judged), dsh=dsh, modes=modes, seen=seen, failed=len(failed))
+    ]
     granted = judged["granted_mode"].dropna().astype(str)
     if len(granted):
-        what = "escalation" if len(granted) == 1 else "escalations"
-        evidence.append(f"{len(granted)} approved {what} granted {', '.join(sorted(set(granted)))}")
+        key = "verify.execution.granted_one" if len(granted) == 1 else "verify.execution.granted"
+        evidence.append(Message(key, n=len(granted), modes=", ".join(sorted(set(granted)))))
     for msg, n in failed["message"].value_counts().items():
         evidence.append(f"×{n}: {msg}")
     if len(disagree):
-        evidence.append(f"{len(disagree)} verdicts differ from DSH's recorded results")
+        evidence.append(Message("verify.execution.disagree", n=len(disagree)))
     if failed.empty:
-        return LayerResult("execution", "pass", f"all {len(judged)} calls run", evidence)
+        return LayerResult("execution", "pass", Message("verify.execution.all_run", n=len(judged)), evidence)
     from toolkit.analysis.whatif import whatif
 
-    fixes = []
+    fixes: list[str] = []
     try:
         wi = whatif(capture, mode=mode, dsh=dsh)
         for policy, group in wi.groupby("policy", sort=False, observed=True):
             avoided = int((group["outcome"] == "avoided").sum())
-            fixes.append(f"{policy}: avoids {avoided} of {len(failed)} refusals")
+            fixes.append(Message("verify.execution.avoids", policy=policy, avoided=avoided, n=len(failed)))
     except Exception as exc:  # the verdict stands without the what-ifs
-        fixes.append(f"what-if policies unavailable: {exc}")
-    return LayerResult("execution", "fail", f"DSH refused {len(failed)} of {len(judged)} calls", evidence, fixes)
+        fixes.append(Message("verify.execution.whatif_unavailable", error=str(exc)))
+    summary = Message("verify.execution.refused", failed=len(failed), n=len(judged))
+    return LayerResult("execution", "fail", summary, evidence, fixes)

@@ -16,6 +16,8 @@ from pathlib import Path
 from toolkit.errors import InputError
 from toolkit.knowledge import dsh_runtime, pi_ai, pi_ai_tools
 from toolkit.knowledge.dsh_tools import SCHEMAS as DSH_TOOL_SCHEMAS
+from toolkit.knowledge.messages import LANGUAGES
+from toolkit.knowledge.messages import text as message
 from toolkit.sources import registry
 from toolkit.sources.detect import FORMATS as CAPTURE_FORMATS
 
@@ -131,8 +133,9 @@ def _verify(args) -> int:
     from toolkit.capture import load_captures
     from toolkit.knowledge.dsh_settings import PI_AI_FOR_DSH
     from toolkit.layers.config import load_settings
-    from toolkit.present import report
+    from toolkit.present import i18n, report
 
+    lang = i18n.cli_language(args.lang)  # --lang, AGENT_CONTRACT_LANG, then the locale
     # a DSH release that was run (PI_AI_FOR_DSH) also fixes the pi-ai its settings are resolved with
     loads = {"dsh": args.dsh} if args.dsh in PI_AI_FOR_DSH else {}
     settings = load_settings(args.settings, **loads) if args.settings else None
@@ -160,19 +163,21 @@ def _verify(args) -> int:
 
         text = json.dumps(report.to_json(result, inputs), indent=2, ensure_ascii=False) + "\n"
         if experiment is not None:  # the JSON report's schema has no place for it (REPORT_VERSION)
-            print(f"agent-contract: note: {report.EXPERIMENT_NOT_IN_JSON}", file=sys.stderr)
+            print(f"agent-contract: note: {message('experiment.not_in_json', lang)}", file=sys.stderr)
     elif args.format == "markdown":
-        text = report.to_markdown(result, inputs, experiment=experiment)
+        text = report.to_markdown(result, inputs, experiment=experiment, lang=lang)
     elif args.format == "html":
-        text = report.to_html(result, inputs, capture, experiment=experiment)
+        text = report.to_html(result, inputs, capture, experiment=experiment, lang=lang)
         if not report.figure_available() and (
             experiment is not None or (capture is not None and len(capture.exchanges))
         ):
-            print(f"agent-contract: note: {report.FIGURE_MISSING}", file=sys.stderr)
+            print(
+                f"agent-contract: note: {message('report.figure_missing', lang, extra=report.EXTRA)}", file=sys.stderr
+            )
     else:
-        text = report.to_text(result, inputs)
+        text = report.to_text(result, inputs, lang=lang)
         if experiment is not None:
-            text += f"experiment: {report.experiment_sentence(experiment)}\n"
+            text += message("report.text.experiment", lang, sentence=report.experiment_sentence(experiment, lang=lang))
     if args.out:
         out = Path(args.out)
         try:
@@ -414,6 +419,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--experiment",
         metavar="DIR",
         help="a folder written by `agent-contract experiment`: its section joins the report",
+    )
+    v.add_argument(
+        "--lang",
+        choices=list(LANGUAGES),
+        help="the report's language (default: AGENT_CONTRACT_LANG, else zh-CN for a zh* locale, else en); "
+        "the JSON report is always the same",
     )
     v.set_defaults(func=_verify)
 

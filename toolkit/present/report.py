@@ -20,8 +20,10 @@ from typing import Any
 
 import pandas as pd
 
-from toolkit.analysis.verify import Verification
+from toolkit.analysis.verify import LayerResult, Verification
+from toolkit.knowledge.messages import Message, text
 from toolkit.layers.execution import DEFAULT_DSH
+from toolkit.present import i18n
 
 __all__ = [
     "DRY_RUN_TEXT",
@@ -52,8 +54,8 @@ SCHEMA = "knowledge/verify_report.schema.json"
 REPORT_VERSION = 2  # 2: each layer lists ``dsh_messages``
 MARK = {"pass": "✅ pass", "warn": "⚠️ warn", "fail": "❌ fail", "no evidence": "➖ no evidence"}
 EXTRA = "pip install 'agent-contract-toolkit[notebooks]'"
-FIGURE_MISSING = f"The summary figure is left out: it needs matplotlib ({EXTRA})."
-TITLE = "Agent tool-call contract: four-layer verdict"
+FIGURE_MISSING = text("report.figure_missing", extra=EXTRA)  # the English texts: toolkit.knowledge.messages
+TITLE = text("report.title")
 
 
 @dataclass
@@ -71,24 +73,53 @@ def exit_code(v: Verification) -> int:
     return 0 if v.ok else 1
 
 
-def _dsh_line(entry: str, text: str) -> str:
-    return f"DSH says ({entry}): {text}"
+def _lang(lang: str | None) -> str:
+    """The language to write in: the one asked for, else ``i18n.language()`` (English by default)."""
+    return i18n.language() if lang is None else lang
+
+
+def _r(s: str, lang: str) -> str:
+    """A sentence ``toolkit.analysis.verify`` wrote (a ``Message``) in ``lang``; other text as it is."""
+    return s.render(lang) if isinstance(s, Message) else s
+
+
+def _layer(r: LayerResult, lang: str) -> str:
+    return text(f"layer.{r.layer}", lang)
+
+
+def _verdict(r: LayerResult, lang: str) -> str:
+    return text(f"verdict.{r.verdict}", lang)
+
+
+def _dsh_line(entry: str, dsh_text: str, lang: str = "en") -> str:
+    return text("report.dsh_says", lang, entry=entry, dsh_text=dsh_text)
+
+
+def _pad(s: str, width: int) -> str:
+    """``s`` left-aligned in ``width`` terminal columns (a CJK character takes two)."""
+    import unicodedata
+
+    cols = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+    return s + " " * max(width - cols, 0)
 
 
 # ---- text ---------------------------------------------------------------------------------------
 
 
-def to_text(v: Verification, inputs: Inputs) -> str:
-    lines = [f"agent-contract verify: {'all layers pass' if v.ok else 'FAIL'}", _inputs_line(inputs), ""]
+def to_text(v: Verification, inputs: Inputs, *, lang: str | None = None) -> str:
+    """The verdict as plain text in ``lang`` (default ``i18n.language()``); DSH's texts verbatim."""
+    lang = _lang(lang)
+    status = text("report.all_pass" if v.ok else "report.text.fail", lang)
+    lines = [text("report.text.head", lang, status=status), _inputs_line(inputs, lang), ""]
     for r in v.results:
-        lines.append(f"{r.layer.upper():14} {r.verdict.upper():12} {r.summary}")
-        lines += [f"    - {e}" for e in r.evidence]
-        lines += [f"    - {_dsh_line(entry, text)}" for entry, text in r.dsh_messages]
-        lines += [f"    fix: {f}" for f in r.fix]
+        lines.append(f"{_pad(_layer(r, lang).upper(), 14)} {_pad(_verdict(r, lang).upper(), 12)} {_r(r.summary, lang)}")
+        lines += [f"    - {_r(e, lang)}" for e in r.evidence]
+        lines += [f"    - {_dsh_line(entry, dsh_text, lang)}" for entry, dsh_text in r.dsh_messages]
+        lines += [text("report.text.fix", lang, fix=_r(f, lang)) for f in r.fix]
         lines.append("")
     prov = _provenance(inputs)
     if prov is not None:
-        lines.append("WHO CHANGED WHAT (provenance; ? = not settled by the evidence)")
+        lines.append(text("report.text.provenance", lang))
         for r in prov.itertuples(index=False):
             lines.append(f"  {'' if r.settled else '? '}{r.field} — {r.question}: {r.answer}")
     return "\n".join(lines).rstrip() + "\n"
@@ -99,16 +130,16 @@ def _provenance(inputs: Inputs):
     return prov if prov is not None and len(prov) else None
 
 
-def _inputs_line(i: Inputs) -> str:
-    parts = [f"settings {i.settings or '(none)'}"]
+def _inputs_line(i: Inputs, lang: str = "en") -> str:
+    parts = [text("report.inputs.settings", lang, path=i.settings or text("report.inputs.none", lang))]
     if i.gateway_config:
-        parts.append(f"gateway config {i.gateway_config}")
+        parts.append(text("report.inputs.gateway", lang, path=i.gateway_config))
     if i.captures:
-        parts.append("captures " + ", ".join(i.captures))
+        parts.append(text("report.inputs.captures", lang, paths=", ".join(i.captures)))
     if i.sessions:
-        parts.append("sessions " + ", ".join(i.sessions))
-    parts.append(f"mode {i.mode or '(from the sessions only)'}; DSH {i.dsh}")
-    return "; ".join(parts)
+        parts.append(text("report.inputs.sessions", lang, paths=", ".join(i.sessions)))
+    parts.append(text("report.inputs.mode", lang, mode=i.mode or text("report.inputs.sessions_only", lang), dsh=i.dsh))
+    return ("; " if lang == "en" else "；").join(parts)
 
 
 # ---- Markdown -----------------------------------------------------------------------------------
@@ -127,39 +158,60 @@ def _md_code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def to_markdown(v: Verification, inputs: Inputs, *, title: str = TITLE, experiment: Any = None) -> str:
-    """The verdict as Markdown; with ``experiment`` (a ``toolkit.experiment.run.ExperimentResult``) its
-    section follows (``experiment_markdown``)."""
+def _mark(verdict: str, lang: str) -> str:
+    return MARK[verdict] if lang == "en" else f"{MARK[verdict].split(' ', 1)[0]} {text(f'verdict.{verdict}', lang)}"
+
+
+def _heads(lang: str, *keys: str) -> list[str]:
+    return [text(f"report.col.{k}", lang) for k in keys]
+
+
+def to_markdown(
+    v: Verification, inputs: Inputs, *, title: str | None = None, experiment: Any = None, lang: str | None = None
+) -> str:
+    """The verdict as Markdown in ``lang`` (default ``i18n.language()``); with ``experiment`` (a
+    ``toolkit.experiment.run.ExperimentResult``) its section follows (``experiment_markdown``)."""
+    lang = _lang(lang)
+    title = text("report.title", lang) if title is None else title
+    colon = ": " if lang == "en" else "："
     out = [
         f"## {title}",
         "",
-        f"**Result: {'all layers pass' if v.ok else 'failing'}**",
+        text("report.markdown.result", lang, status=text("report.all_pass" if v.ok else "report.failing", lang)),
         "",
-        f"Inputs: {_md(_inputs_line(inputs))}",
+        text("report.markdown.inputs", lang, inputs=_md(_inputs_line(inputs, lang))),
         "",
-        "| layer | verdict | summary |",
+        "| " + " | ".join(_heads(lang, "layer", "verdict", "summary")) + " |",
         "| --- | --- | --- |",
     ]
-    out += [f"| {r.layer} | {MARK[r.verdict]} | {_md(r.summary)} |" for r in v.results]
+    out += [f"| {_layer(r, lang)} | {_mark(r.verdict, lang)} | {_md(_r(r.summary, lang))} |" for r in v.results]
     for r in v.results:
         if not r.evidence and not r.fix and not r.dsh_messages:
             continue
-        out += ["", f"### {r.layer}: {r.verdict}", ""]
-        out += [f"- {_md(e)}" for e in r.evidence]
+        out += ["", f"### {_layer(r, lang)}{colon}{_verdict(r, lang)}", ""]
+        out += [f"- {_md(_r(e, lang))}" for e in r.evidence]
         if r.dsh_messages:
-            out += ["", "**What DSH says, by entry point:**", ""]
-            out += [f"- {_md(entry)}: {_md_code(text)}" for entry, text in r.dsh_messages]
+            out += ["", text("report.markdown.dsh_by_entry", lang), ""]
+            out += [f"- {_md(entry)}: {_md_code(dsh_text)}" for entry, dsh_text in r.dsh_messages]
         if r.fix:
-            out += ["", "**Fix:**", ""] + [f"- {_md(f)}" for f in r.fix]
+            out += ["", text("report.markdown.fix", lang), ""] + [f"- {_md(_r(f, lang))}" for f in r.fix]
     prov = _provenance(inputs)
     if prov is not None:
-        out += ["", "### Who changed what", "", "| field | question | answer | settled |", "| --- | --- | --- | --- |"]
+        heads = _heads(lang, "field", "question", "answer", "settled")
         out += [
-            f"| {_md(r.field)} | {r.question} | {_md(r.answer)} | {'yes' if r.settled else '**no**'} |"
+            "",
+            f"### {text('report.provenance', lang)}",
+            "",
+            "| " + " | ".join(heads) + " |",
+            "| --- | --- | --- | --- |",
+        ]
+        yes, no = text("report.yes", lang), f"**{text('report.no', lang)}**"
+        out += [
+            f"| {_md(r.field)} | {r.question} | {_md(r.answer)} | {yes if r.settled else no} |"
             for r in prov.itertuples(index=False)
         ]
     if experiment is not None:
-        out += ["", experiment_markdown(experiment).rstrip("\n")]
+        out += ["", experiment_markdown(experiment, lang=lang).rstrip("\n")]
     return "\n".join(out) + "\n"
 
 
@@ -167,6 +219,8 @@ def to_markdown(v: Verification, inputs: Inputs, *, title: str = TITLE, experime
 
 
 def to_json(v: Verification, inputs: Inputs) -> dict:
+    """The verdict as data, always in English whatever the language: its keys and verdict words are the
+    schema's (``knowledge/verify_report.schema.json``), and tools read it, not people."""
     return {
         "report": "agent-contract-verify",
         "version": REPORT_VERSION,
@@ -184,10 +238,10 @@ def to_json(v: Verification, inputs: Inputs) -> dict:
             {
                 "layer": r.layer,
                 "verdict": r.verdict,
-                "summary": r.summary,
-                "evidence": list(r.evidence),
-                "dsh_messages": [{"entry_point": entry, "text": text} for entry, text in r.dsh_messages],
-                "fix": list(r.fix),
+                "summary": str(r.summary),
+                "evidence": [str(e) for e in r.evidence],
+                "dsh_messages": [{"entry_point": entry, "text": dsh_text} for entry, dsh_text in r.dsh_messages],
+                "fix": [str(f) for f in r.fix],
             }
             for r in v.results
         ],
@@ -219,23 +273,24 @@ def json_schema() -> dict:
 _COLOUR = {"pass": "#1a7f37", "warn": "#9a6700", "fail": "#cf222e", "no evidence": "#57606a"}
 
 
-def verdict_html(v: Verification) -> str:
+def verdict_html(v: Verification, *, lang: str | None = None) -> str:
     """The verdict table: one row per layer with the verdict, the summary, the evidence (DSH's texts by
-    entry point among it) and the fix, as lists. Escaped; the notebooks show it through ``view``."""
-    out = [
-        '<table class="agent-contract-verdict"><thead><tr><th>layer</th><th>verdict</th>'
-        "<th>what the evidence says</th><th>fix</th></tr></thead><tbody>"
-    ]
+    entry point among it) and the fix, as lists, in ``lang`` (default ``i18n.language()``). Escaped; the
+    notebooks show it through ``view``."""
+    lang = _lang(lang)
+    heads = "".join(f"<th>{escape(h)}</th>" for h in _heads(lang, "layer", "verdict", "evidence_says", "fix"))
+    out = [f'<table class="agent-contract-verdict"><thead><tr>{heads}</tr></thead><tbody>']
     for r in v.results:
-        items = "".join(f"<li>{escape(e)}</li>" for e in r.evidence)
+        items = "".join(f"<li>{escape(_r(e, lang))}</li>" for e in r.evidence)
         items += "".join(
-            f"<li>DSH says (<i>{escape(entry)}</i>): <code>{escape(text)}</code></li>" for entry, text in r.dsh_messages
+            f"<li>{_dsh_line(f'<i>{escape(entry)}</i>', f'<code>{escape(dsh_text)}</code>', lang)}</li>"
+            for entry, dsh_text in r.dsh_messages
         )
-        fixes = "".join(f"<li>{escape(f)}</li>" for f in r.fix)
+        fixes = "".join(f"<li>{escape(_r(f, lang))}</li>" for f in r.fix)
         out.append(
-            f'<tr><td>{escape(r.layer)}</td><td style="color:{_COLOUR[r.verdict]};font-weight:bold">'
-            f'{escape(r.verdict)}</td><td style="text-align:left"><b>{escape(r.summary)}</b><ul>{items}</ul></td>'
-            f'<td style="text-align:left"><ul>{fixes}</ul></td></tr>'
+            f'<tr><td>{escape(_layer(r, lang))}</td><td style="color:{_COLOUR[r.verdict]};font-weight:bold">'
+            f'{escape(_verdict(r, lang))}</td><td style="text-align:left"><b>{escape(_r(r.summary, lang))}</b>'
+            f'<ul>{items}</ul></td><td style="text-align:left"><ul>{fixes}</ul></td></tr>'
         )
     out.append("</tbody></table>")
     return "".join(out)
@@ -243,20 +298,28 @@ def verdict_html(v: Verification) -> str:
 
 @dataclass(frozen=True)
 class VerdictView:
-    """A ``Verification`` as a notebook shows it: the verdict table as HTML, the text report as repr."""
+    """A ``Verification`` as a notebook shows it: the verdict table as HTML, one line per layer as repr,
+    in ``lang`` (default: ``i18n.language()`` when shown)."""
 
     verification: Verification
+    lang: str | None = None
 
     def _repr_html_(self) -> str:
-        return verdict_html(self.verification)
+        return verdict_html(self.verification, lang=self.lang)
 
     def __repr__(self) -> str:
-        return repr(self.verification)
+        lang = _lang(self.lang)
+        if lang == "en":
+            return repr(self.verification)
+        return "\n".join(
+            f"{_pad(_layer(r, lang), 13)} {_pad(_verdict(r, lang), 11)} {_r(r.summary, lang)}"
+            for r in self.verification.results
+        )
 
 
-def view(v: Verification) -> VerdictView:
-    """What to end a notebook cell with to see the verdict as a table."""
-    return VerdictView(v)
+def view(v: Verification, *, lang: str | None = None) -> VerdictView:
+    """What to end a notebook cell with to see the verdict as a table (in the notebook's language)."""
+    return VerdictView(v, lang)
 
 
 _CSS = """body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:1100px;color:#1f2328}
@@ -274,41 +337,58 @@ def figure_available() -> bool:
     return True
 
 
-def to_html(v: Verification, inputs: Inputs, capture: Any = None, *, title: str = TITLE, experiment: Any = None) -> str:
-    """One self-contained file: styles inline, the summary figure embedded as a PNG data URL (or, without
-    matplotlib, a note saying the figure is left out and how to get it); with ``experiment`` its section
-    (``experiment_html``) after the captures."""
+def _figure_missing(lang: str) -> str:
+    return text("report.figure_missing", lang, extra=EXTRA)
+
+
+def to_html(
+    v: Verification,
+    inputs: Inputs,
+    capture: Any = None,
+    *,
+    title: str | None = None,
+    experiment: Any = None,
+    lang: str | None = None,
+) -> str:
+    """One self-contained file in ``lang`` (default ``i18n.language()``): styles inline, the summary figure
+    embedded as a PNG data URL (or, without matplotlib, a note saying the figure is left out and how to
+    get it); with ``experiment`` its section (``experiment_html``) after the captures."""
+    lang = _lang(lang)
+    title = text("report.title", lang) if title is None else title
     img = ""
+    captures = escape(text("report.html.captures", lang))
     if capture is not None and len(capture.exchanges):
         if figure_available():
             img = (
-                '<h2>The captures</h2><img alt="timeline, errors by layer and strict states" '
+                f'<h2>{captures}</h2><img alt="{escape(text("report.html.figure_alt", lang))}" '
                 f'src="data:image/png;base64,{_figure_png(capture)}">'
             )
         else:
-            img = f'<h2>The captures</h2><p class="meta">{escape(FIGURE_MISSING)}</p>'
+            img = f'<h2>{captures}</h2><p class="meta">{escape(_figure_missing(lang))}</p>'
     return (
-        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>'
+        f'<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8"><title>{escape(title)}</title>'
         f"<style>{_CSS}</style></head><body><h1>{escape(title)}</h1>"
-        f'<p class="meta">{escape(_inputs_line(inputs))}</p>'
-        f"<p><b>{'All layers pass.' if v.ok else 'At least one layer fails.'}</b></p>"
-        f"{verdict_html(v)}{_provenance_html(inputs)}{img}"
-        f"{'' if experiment is None else experiment_html(experiment)}</body></html>\n"
+        f'<p class="meta">{escape(_inputs_line(inputs, lang))}</p>'
+        f"<p><b>{escape(text('report.html.all_pass' if v.ok else 'report.html.some_fail', lang))}</b></p>"
+        f"{verdict_html(v, lang=lang)}{_provenance_html(inputs, lang)}{img}"
+        f"{'' if experiment is None else experiment_html(experiment, lang=lang)}</body></html>\n"
     )
 
 
-def _provenance_html(inputs: Inputs) -> str:
+def _provenance_html(inputs: Inputs, lang: str = "en") -> str:
     prov = _provenance(inputs)
     if prov is None:
         return ""
+    yes, no = escape(text("report.yes", lang)), f"<b>{escape(text('report.no', lang))}</b>"
     rows = "".join(
         f"<tr><td>{escape(r.field)}</td><td>{escape(str(r.question))}</td><td>{escape(r.answer)}</td>"
-        f"<td>{'yes' if r.settled else '<b>no</b>'}</td><td>{escape(r.evidence)}</td></tr>"
+        f"<td>{yes if r.settled else no}</td><td>{escape(r.evidence)}</td></tr>"
         for r in prov.itertuples(index=False)
     )
+    heads = "".join(f"<th>{escape(h)}</th>" for h in _heads(lang, "field", "question", "answer", "settled", "evidence"))
     return (
-        "<h2>Who changed what</h2><table><thead><tr><th>field</th><th>question</th><th>answer</th><th>settled</th>"
-        f"<th>evidence</th></tr></thead><tbody>{rows}</tbody></table>"
+        f"<h2>{escape(text('report.provenance', lang))}</h2><table><thead><tr>{heads}</tr></thead>"
+        f"<tbody>{rows}</tbody></table>"
     )
 
 
@@ -333,24 +413,21 @@ def _png(fig) -> str:
 
 # ---- the experiment -----------------------------------------------------------------------------
 
-EXPERIMENT_TITLE = "Experiment: the same request, variants of the contract"
-DRY_RUN_TEXT = "A dry run: nothing was sent. Give an endpoint to send the variants."
-EXPERIMENT_NOT_IN_JSON = "the JSON report has no experiment section: use --format markdown or html"
+EXPERIMENT_TITLE = text("experiment.title")
+DRY_RUN_TEXT = text("experiment.dry_run")
+EXPERIMENT_NOT_IN_JSON = text("experiment.not_in_json")
 _CHANGE_COLUMNS = ("tool", "path", "kind", "before", "after")
-_COUNTED = (
-    "Accepted and refused count the calls the model made, judged by DSH's own rules (the execution layer, in "
-    "the session's mode); in brackets the 95% Wilson interval."
-)
 _SUMMARY_HEAD = ("variant", "requests", "answered", "errors", "calls", "accepted", "refused", "filled empty")
 
 
-def experiment_rate(k, n, low, high) -> str:
+def experiment_rate(k, n, low, high, *, lang: str = "en") -> str:
     """A rate as the report writes it: ``"3 of 5 (23–88%)"``, the 95% Wilson interval in whole percent;
     ``"0 of 0"`` when there were no calls to count."""
     k, n = _int(k), _int(n)
     if not n or _missing(low) or _missing(high):
-        return f"{k} of {n}"
-    return f"{k} of {n} ({float(low) * 100:.0f}–{float(high) * 100:.0f}%)"
+        return text("experiment.rate", lang, k=k, n=n)
+    low, high = f"{float(low) * 100:.0f}", f"{float(high) * 100:.0f}"
+    return text("experiment.rate_interval", lang, k=k, n=n, low=low, high=high)
 
 
 def _int(v) -> int:
@@ -370,7 +447,7 @@ def _text(v) -> str:
     return "" if _missing(v) else str(v)
 
 
-def _sent_facts(result) -> list[tuple[str, str, str]]:
+def _sent_facts(result, lang: str = "en") -> list[tuple[str, str, str]]:
     """What was sent where and when, from the manifest: (label, code, text) triples, ``code`` shown in
     code formatting (paths, ids, the URL: exact, and never a link that would fetch), ``text`` after it.
     The endpoint is shown as scheme, host, port and path only: a query string may carry a key."""
@@ -378,30 +455,42 @@ def _sent_facts(result) -> list[tuple[str, str, str]]:
 
     m = dict(getattr(result, "manifest", None) or {})
     facts: list[tuple[str, str, str]] = []
+
+    def fact(label: str, code: str, txt: str) -> None:
+        facts.append((text(f"experiment.fact.{label}", lang), code, txt))
+
     sha = m.get("capture_sha256")
     if m.get("capture"):
-        facts.append(("capture", str(m["capture"]), f" (sha256 {str(sha)[:12]}…)" if sha else ""))
+        fact("capture", str(m["capture"]), text("experiment.sha", lang, sha=str(sha)[:12]) if sha else "")
     if m.get("exchange"):
-        facts.append(("exchange", str(m["exchange"]), ""))
+        fact("exchange", str(m["exchange"]), "")
     endpoint = m.get("endpoint")
     if endpoint:
         u = urlsplit(str(endpoint))
         host = (u.hostname or "") + (f":{u.port}" if u.port else "")  # no user:password, no query
-        facts.append(("endpoint", f"{u.scheme}://{host}{u.path}" if u.scheme else str(endpoint), ""))
+        fact("endpoint", f"{u.scheme}://{host}{u.path}" if u.scheme else str(endpoint), "")
     else:
-        facts.append(("endpoint", "", "none (dry run: nothing was sent)"))
+        fact("endpoint", "", text("experiment.no_endpoint", lang))
     names = [v.name for v in getattr(result, "variants", None) or []] or list(m.get("variants") or [])
     if names:
-        facts.append(("variants", "", ", ".join(names)))
+        fact("variants", "", ", ".join(names))
     if m.get("samples") is not None:
-        facts.append(("samples", "", f"{m['samples']} per variant, interleaved"))
+        fact("samples", "", text("experiment.samples", lang, n=m["samples"]))
     if m.get("mode") or m.get("dsh"):
-        judged = f"DSH {m['dsh']}'s rules" if m.get("dsh") else "DSH's rules"
-        facts.append(("judged by", "", judged + (f" in {m['mode']}" if m.get("mode") else "")))
+        judged = (
+            text("experiment.rules_version", lang, dsh=m["dsh"]) if m.get("dsh") else text("experiment.rules", lang)
+        )
+        if m.get("mode"):
+            judged = text("experiment.rules_mode", lang, rules=judged, mode=m["mode"])
+        fact("judged_by", "", judged)
     if m.get("started") or m.get("finished"):
-        facts.append(("when", "", f"{m.get('started') or '?'} to {m.get('finished') or '?'} (UTC)"))
+        fact(
+            "when",
+            "",
+            text("experiment.when", lang, started=m.get("started") or "?", finished=m.get("finished") or "?"),
+        )
     if "complete" in m:
-        facts.append(("complete", "", "yes" if m["complete"] else "no: stopped early, what was sent is recorded"))
+        fact("complete", "", text("report.yes", lang) if m["complete"] else text("experiment.incomplete", lang))
     return facts
 
 
@@ -409,7 +498,7 @@ _TOOL_INDEX = re.compile(r"^\$\.tools\[\d+\]")
 _GROUPED = 3  # more tools than this with the same change: one row naming them
 
 
-def _change_rows(result) -> list[tuple[str, list[list[str]]]]:
+def _change_rows(result, lang: str = "en") -> list[tuple[str, list[list[str]]]]:
     """Per variant its changes (hops.diff's vocabulary) as rows of text; no rows: nothing to change.
     The same change on more than ``_GROUPED`` tools is one row (``$.tools[*]``, the tools counted and
     named); every single change is in the folder's changes.csv."""
@@ -427,7 +516,8 @@ def _change_rows(result) -> list[tuple[str, list[list[str]]]]:
                 shown.append(row)
             elif key not in done:
                 done.add(key)
-                shown.append([f"{len(names)} tools: {', '.join(names[:3])}, …, {names[-1]}", *key])
+                listed = f"{', '.join(names[:3])}, …, {names[-1]}"
+                shown.append([text("experiment.grouped", lang, n=len(names), names=listed), *key])
         out.append((var.name, shown))
     return out
 
@@ -436,15 +526,11 @@ def _group_key(row: list[str]) -> tuple[str, ...]:
     return (_TOOL_INDEX.sub("$.tools[*]", row[1]), *row[2:])
 
 
-def _no_change_text(variant) -> str:
-    return (
-        "the captured request as it is"
-        if variant.name == "as-captured"
-        else "nothing to change: the same body as captured (sent all the same, so the comparison keeps its arm)"
-    )
+def _no_change_text(variant, lang: str = "en") -> str:
+    return text("experiment.as_captured" if variant.name == "as-captured" else "experiment.nothing_to_change", lang)
 
 
-def _summary_rows(summary) -> list[list[str]]:
+def _summary_rows(summary, lang: str = "en") -> list[list[str]]:
     rows = []
     for r in summary.itertuples(index=False):
         rows.append(
@@ -454,8 +540,8 @@ def _summary_rows(summary) -> list[list[str]]:
                 str(_int(r.answered)),
                 str(_int(r.errors)),
                 str(_int(r.calls)),
-                experiment_rate(r.accepted, r.calls, r.accepted_low, r.accepted_high),
-                experiment_rate(r.refused, r.calls, r.refused_low, r.refused_high),
+                experiment_rate(r.accepted, r.calls, r.accepted_low, r.accepted_high, lang=lang),
+                experiment_rate(r.refused, r.calls, r.refused_low, r.refused_high, lang=lang),
                 str(_int(r.filled_empty)),
             ]
         )
@@ -473,14 +559,20 @@ def _sentence(result) -> str | None:
     return None
 
 
-def experiment_sentence(result) -> str:
+def experiment_sentence(result, *, lang: str | None = None) -> str:
     """The experiment in one line (``verify --experiment`` text output): the comparison's sentence, or
     when there is none (one variant) each variant's refused count."""
+    lang = _lang(lang)
     sentence = _sentence(result)
     if sentence:
         return sentence
     return "; ".join(
-        f"{r.variant}: {experiment_rate(r.refused, r.calls, r.refused_low, r.refused_high)} calls refused"
+        text(
+            "experiment.refused_calls",
+            lang,
+            variant=r.variant,
+            rate=experiment_rate(r.refused, r.calls, r.refused_low, r.refused_high, lang=lang),
+        )
         for r in result.summary.itertuples(index=False)
     )
 
@@ -489,32 +581,39 @@ def _dry(result) -> bool:
     return bool((getattr(result, "manifest", None) or {}).get("dry_run"))
 
 
-def experiment_markdown(result) -> str:
-    """The experiment (``toolkit.experiment.run.ExperimentResult``) as a Markdown section: what was
-    sent where, what each variant changed, what came back per variant with its intervals, DSH's most
-    frequent refusal verbatim, and the comparison sentence. The figure is the HTML's (and ``refusals.png``)."""
-    out = [f"## {EXPERIMENT_TITLE}", ""]
-    out += [f"- {label}: {_md_code(code) if code else ''}{_md(text)}" for label, code, text in _sent_facts(result)]
-    out += ["", "### What each variant changed", ""]
-    for var, (name, rows) in zip(result.variants, _change_rows(result)):
+def _cols(lang: str, names) -> list[str]:
+    return [text(f"experiment.col.{c}", lang) for c in names]
+
+
+def experiment_markdown(result, *, lang: str | None = None) -> str:
+    """The experiment (``toolkit.experiment.run.ExperimentResult``) as a Markdown section in ``lang``
+    (default ``i18n.language()``): what was sent where, what each variant changed, what came back per
+    variant with its intervals, DSH's most frequent refusal verbatim, and the comparison sentence (the
+    experiment's own, in English). The figure is the HTML's (and ``refusals.png``)."""
+    lang = _lang(lang)
+    out = [f"## {text('experiment.title', lang)}", ""]
+    out += [f"- {label}: {_md_code(code) if code else ''}{_md(txt)}" for label, code, txt in _sent_facts(result, lang)]
+    out += ["", f"### {text('experiment.changed', lang)}", ""]
+    for var, (name, rows) in zip(result.variants, _change_rows(result, lang)):
         if not rows:
-            out.append(f"- **{_md(name)}**: {_no_change_text(var)}")
-    changed = [(name, rows) for name, rows in _change_rows(result) if rows]
+            out.append(f"- **{_md(name)}**: {_no_change_text(var, lang)}")
+    changed = [(name, rows) for name, rows in _change_rows(result, lang) if rows]
     if changed:
-        out += ["", "| variant | " + " | ".join(_CHANGE_COLUMNS) + " |", "| --- " * (len(_CHANGE_COLUMNS) + 1) + "|"]
+        heads = _cols(lang, ("variant", *_CHANGE_COLUMNS))
+        out += ["", "| " + " | ".join(heads) + " |", "| --- " * (len(_CHANGE_COLUMNS) + 1) + "|"]
         for name, rows in changed:
             out += [f"| {_md(name)} | " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
-    out += ["", "### What came back", ""]
+    out += ["", f"### {text('experiment.came_back', lang)}", ""]
     if _dry(result):
-        out += [DRY_RUN_TEXT]
+        out += [text("experiment.dry_run", lang)]
         return "\n".join(out) + "\n"
-    out += ["| " + " | ".join(_SUMMARY_HEAD) + " |", "| --- " * len(_SUMMARY_HEAD) + "|"]
-    out += ["| " + " | ".join(_md(c) for c in row) + " |" for row in _summary_rows(result.summary)]
-    out += ["", _COUNTED]
+    out += ["| " + " | ".join(_cols(lang, _SUMMARY_HEAD)) + " |", "| --- " * len(_SUMMARY_HEAD) + "|"]
+    out += ["| " + " | ".join(_md(c) for c in row) + " |" for row in _summary_rows(result.summary, lang)]
+    out += ["", text("experiment.counted", lang)]
     rules = _top_rules(result.summary)
     if rules:
-        out += ["", "The most frequent refusal, as DSH words it:", ""]
-        out += [f"- {_md(name)}: {_md_code(text)}" for name, text in rules]
+        out += ["", text("experiment.top_rule", lang), ""]
+        out += [f"- {_md(name)}: {_md_code(rule)}" for name, rule in rules]
     sentence = _sentence(result)
     if sentence:
         out += ["", f"**{_md(sentence)}**"]
@@ -526,37 +625,39 @@ def _md_cell(text: str) -> str:
     return _md_code(text).replace("|", "\\|") if text else "—"
 
 
-def experiment_html(result) -> str:
-    """The experiment as an HTML section (escaped), the figure (``plots.experiment_rates``) embedded as a
-    PNG data URL, or without matplotlib a note saying it is left out."""
+def experiment_html(result, *, lang: str | None = None) -> str:
+    """The experiment as an HTML section (escaped) in ``lang`` (default ``i18n.language()``), the figure
+    (``plots.experiment_rates``) embedded as a PNG data URL, or without matplotlib a note saying it is
+    left out."""
+    lang = _lang(lang)
     facts = "".join(
-        f"<li>{escape(label)}: {f'<code>{escape(code)}</code>' if code else ''}{escape(text)}</li>"
-        for label, code, text in _sent_facts(result)
+        f"<li>{escape(label)}: {f'<code>{escape(code)}</code>' if code else ''}{escape(txt)}</li>"
+        for label, code, txt in _sent_facts(result, lang)
     )
     changes = []
-    for var, (name, rows) in zip(result.variants, _change_rows(result)):
+    for var, (name, rows) in zip(result.variants, _change_rows(result, lang)):
         if not rows:
             changes.append(
-                f'<tr><td>{escape(name)}</td><td colspan="5"><i>{escape(_no_change_text(var))}</i></td></tr>'
+                f'<tr><td>{escape(name)}</td><td colspan="5"><i>{escape(_no_change_text(var, lang))}</i></td></tr>'
             )
         for row in rows:
             cells = "".join(f"<td><code>{escape(c)}</code></td>" if c else "<td>—</td>" for c in row)
             changes.append(f"<tr><td>{escape(name)}</td>{cells}</tr>")
-    head = "".join(f"<th>{escape(c)}</th>" for c in ("variant", *_CHANGE_COLUMNS))
-    summary_head = "".join(f"<th>{escape(c)}</th>" for c in _SUMMARY_HEAD)
+    head = "".join(f"<th>{escape(c)}</th>" for c in _cols(lang, ("variant", *_CHANGE_COLUMNS)))
+    summary_head = "".join(f"<th>{escape(c)}</th>" for c in _cols(lang, _SUMMARY_HEAD))
     summary_rows = "".join(
-        "<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in _summary_rows(result.summary)
+        "<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in _summary_rows(result.summary, lang)
     )
     came_back = (
-        f"<p>{escape(DRY_RUN_TEXT)}</p>"
+        f"<p>{escape(text('experiment.dry_run', lang))}</p>"
         if _dry(result)
         else f"<table><thead><tr>{summary_head}</tr></thead><tbody>{summary_rows}</tbody></table>"
-        f'<p class="meta">{escape(_COUNTED)}</p>'
+        f'<p class="meta">{escape(text("experiment.counted", lang))}</p>'
     )
     rules = _top_rules(result.summary)
     rules_html = (
-        "<p>The most frequent refusal, as DSH words it:</p><ul>"
-        + "".join(f"<li>{escape(name)}: <code>{escape(text)}</code></li>" for name, text in rules)
+        f"<p>{escape(text('experiment.top_rule', lang))}</p><ul>"
+        + "".join(f"<li>{escape(name)}: <code>{escape(rule)}</code></li>" for name, rule in rules)
         + "</ul>"
         if rules
         else ""
@@ -571,14 +672,16 @@ def experiment_html(result) -> str:
         from toolkit.present.plots import experiment_rates
 
         figure = (
-            '<img alt="refused and accepted share of calls per variant, with 95% Wilson intervals" '
+            f'<img alt="{escape(text("experiment.figure_alt", lang))}" '
             f'src="data:image/png;base64,{_png(experiment_rates(result.summary))}">'
         )
     else:
-        figure = f'<p class="meta">{escape(FIGURE_MISSING)}</p>'
+        figure = f'<p class="meta">{escape(_figure_missing(lang))}</p>'
     return (
-        f'<section class="agent-contract-experiment"><h2>{escape(EXPERIMENT_TITLE)}</h2><ul class="meta">{facts}</ul>'
-        f"<h3>What each variant changed</h3><table><thead><tr>{head}</tr></thead><tbody>{''.join(changes)}</tbody></table>"
-        f"<h3>What came back</h3>{came_back}"
+        f'<section class="agent-contract-experiment"><h2>{escape(text("experiment.title", lang))}</h2>'
+        f'<ul class="meta">{facts}</ul>'
+        f"<h3>{escape(text('experiment.changed', lang))}</h3><table><thead><tr>{head}</tr></thead>"
+        f"<tbody>{''.join(changes)}</tbody></table>"
+        f"<h3>{escape(text('experiment.came_back', lang))}</h3>{came_back}"
         f"{rules_html}{'' if not sentence else f'<p><b>{escape(sentence)}</b></p>'}{figure}</section>"
     )

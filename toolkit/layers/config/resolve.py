@@ -19,6 +19,7 @@ import yaml
 from toolkit.capture.frames import declare, fixed
 from toolkit.knowledge import dsh_images, pi_ai
 from toolkit.knowledge import dsh_settings as dsh
+from toolkit.knowledge.messages import Message
 from toolkit.layers.config.findings import Finding
 from toolkit.sources import yaml_text
 from toolkit.sources.yaml_text import Edit, Loc
@@ -343,10 +344,9 @@ class Resolver:
                 "warning",
                 "api-key-unset",
                 path + ("apiKeyEnv",),
-                f"`{env_name}` is not set in this environment (checked by name only; the value is never read): "
-                "every request on this route fails before it is sent",
+                Message("config.api_key_unset", env=env_name),
                 dsh_message=dsh.missing_credential(route, env_name, self.dsh),
-                fix=f"set {env_name} through DSH's credentials service or export it where DSH starts",
+                fix=Message("config.api_key_unset.fix", env=env_name),
             )
         self.routes.append(
             {
@@ -607,9 +607,17 @@ class Resolver:
                 "warning",
                 "input-modalities-ignored",
                 where,
-                f"`inputModalities` on llm-pi-ai model `{m.id}` is silently ignored (unknown keys pass through); "
-                f"the key is `input`, so the model resolves to {list(row['input'])} from {row['input_source']}",
-                fix="rename `inputModalities` to `input`" if rename else "delete `inputModalities` (`input` is set)",
+                Message(
+                    "config.input_modalities_ignored",
+                    model=m.id,
+                    input=str(list(row["input"])),
+                    source=row["input_source"],
+                ),
+                fix=Message(
+                    "config.input_modalities_ignored.fix_rename"
+                    if rename
+                    else "config.input_modalities_ignored.fix_delete"
+                ),
                 edits=[rename] if rename else [yaml_text.delete_key(self.locs, where, "ignored key")],
             )
         if "image" not in row["input"] and row["input_source"] != "entry":
@@ -618,14 +626,19 @@ class Resolver:
                 "warning",
                 "image-undeclared",
                 m.path,
-                f"model `{m.id}` declares no `input` and route `{m.route.route}` defaults to "
-                f"{list(m.route.default_input)}: DSH refuses images for it before sending, and pi-ai replaces "
-                f"any that reach it with `{dsh_images.PLACEHOLDER_USER}`",
+                Message(
+                    "config.image_undeclared",
+                    model=m.id,
+                    route=m.route.route,
+                    default_input=str(list(m.route.default_input)),
+                    placeholder=dsh_images.PLACEHOLDER_USER,
+                ),
                 dsh_message=dsh_images.primary(texts),
                 dsh_messages=texts,
                 layer="capability",
-                fix="if the endpoint accepts images, declare `input: [text, image]` on the model"
-                + (" (the misspelled `inputModalities` already says so: rename it)" if has_modalities else ""),
+                fix=Message(
+                    "config.image_undeclared.fix_misspelled" if has_modalities else "config.image_undeclared.fix"
+                ),
                 edits=(
                     []
                     if has_modalities
@@ -658,12 +671,9 @@ class Resolver:
             "warning",
             "strict-absent",
             where,
-            f"route `{m.route.route}` (openai-responses) does not declare `compat.supportsStrictMode`, so pi-ai "
-            f"{self.version} omits `strict` from every tool sent to `{m.id}`; what an absent `strict` means "
-            "is left to the gateway (OpenAI Responses reads it as strict: every field required, optional "
-            "ones nullable)",
+            Message("config.strict_absent", route=m.route.route, version=self.version, model=m.id),
             layer="serialization",
-            fix="declare `compat: {supportsStrictMode: true}` on the route so tools go out with `strict: false`",
+            fix=Message("config.strict_absent.fix"),
             edits=edits,
         )
 

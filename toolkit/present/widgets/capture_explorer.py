@@ -17,6 +17,7 @@ import pandas as pd
 from toolkit.analysis.triage import ERROR_LAYERS, UNKNOWN, errors
 from toolkit.capture import Capture
 from toolkit.capture.frames import CAPTURE, Frame, declare
+from toolkit.present.i18n import t
 from toolkit.present.widgets.base import RememberedWidget, capture_key, esc, frame_html, pane
 
 __all__ = [
@@ -220,7 +221,7 @@ def exchange_label(row) -> str:
 
 
 def _any(values) -> list[tuple[str, Any]]:
-    return [("any", None)] + [(str(v), str(v)) for v in values]
+    return [(t("widget.any"), None)] + [(str(v), str(v)) for v in values]
 
 
 class CaptureExplorer(RememberedWidget):
@@ -238,31 +239,40 @@ class CaptureExplorer(RememberedWidget):
         self._memory_key(remember, capture_key(capture))
         ex = capture.exchanges
         self.endpoint = W.Dropdown(
-            options=_any(sorted(ex["endpoint"].dropna().astype(str).unique())), value=None, description="endpoint"
+            options=_any(sorted(ex["endpoint"].dropna().astype(str).unique())),
+            value=None,
+            description=t("widget.endpoint"),
         )
         self.model = W.Dropdown(
-            options=_any(sorted(ex["model"].dropna().astype(str).unique())), value=None, description="model"
+            options=_any(sorted(ex["model"].dropna().astype(str).unique())), value=None, description=t("widget.model")
         )
         statuses = sorted(int(s) for s in ex["status"].dropna().unique())
         self.status = W.Dropdown(
-            options=[("any", None), ("2xx", "2xx"), ("4xx", "4xx"), ("5xx", "5xx"), ("error", "error")]
+            options=[(t("widget.any"), None), ("2xx", "2xx"), ("4xx", "4xx"), ("5xx", "5xx"), ("error", "error")]
             + [(str(s), s) for s in statuses],
             value=None,
-            description="status",
+            description=t("widget.status"),
         )
         self.layer = W.Dropdown(
-            options=[("any", None)] + [(c, c) for c in LAYER_CHOICES], value=None, description="layer"
+            options=[(t("widget.any"), None)] + [(c, c) for c in LAYER_CHOICES],
+            value=None,
+            description=t("widget.layer"),
         )
         self._times = time_options(capture)
         if self._times:
             self.time_range = W.SelectionRangeSlider(
-                options=self._times, index=(0, len(self._times) - 1), description="time", layout=W.Layout(width="90%")
+                options=self._times,
+                index=(0, len(self._times) - 1),
+                description=t("widget.time"),
+                layout=W.Layout(width="90%"),
             )
         else:
             self.time_range = W.SelectionRangeSlider(
-                options=[("no times", None)], index=(0, 0), description="time", disabled=True
+                options=[(t("widget.no_times"), None)], index=(0, 0), description=t("widget.time"), disabled=True
             )
-        self.exchange = W.Select(options=[], value=None, rows=10, description="exchanges", layout=W.Layout(width="90%"))
+        self.exchange = W.Select(
+            options=[], value=None, rows=10, description=t("widget.exchanges"), layout=W.Layout(width="90%")
+        )
         self.count = W.HTML()
         self.detail = W.HTML()
         self._busy = False

@@ -24,6 +24,7 @@ from toolkit.knowledge.pi_ai_strict import allows_null
 from toolkit.knowledge.pi_ai_tools import TOOL_APIS
 from toolkit.layers.serialization import PiAiRefusal, adapter_refusals, convert_tools, strict_state, variants
 from toolkit.layers.strict import strict_verdict
+from toolkit.present.i18n import t
 from toolkit.present.widgets.base import RememberedWidget, esc, key_json, pane, seq
 from toolkit.wire.schemas import flat_tool
 
@@ -465,7 +466,7 @@ def summary_html(left: dict, right: dict) -> str:
         if cmp[key]:
             parts.append(f"{label}: {', '.join(cmp[key])}")
     text = "; ".join(parts) if parts else "no difference in what the model must send"
-    return f'<div class="tk-summary"><b>left → right:</b> {esc(text)}</div>'
+    return f'<div class="tk-summary"><b>{esc(t("widget.left_to_right"))}</b> {esc(text)}</div>'
 
 
 def verdict_html(tool: str | dict, *, pi_ai: str = DEFAULT_VERSION) -> str:
@@ -485,9 +486,13 @@ def verdict_html(tool: str | dict, *, pi_ai: str = DEFAULT_VERSION) -> str:
         for f in v.risky_fills
     )
     return (
-        f'<div class="tk-verdict"><div class="tk-head"><b>strict verdict for {esc(v.tool)}:</b> {head}</div>'
-        f'<div class="tk-head">must fill under a strict reading: {esc(seq(must))}</div>'
-        + (f'<div class="tk-head">risky fills:</div><ul class="tk-risky">{fills}</ul>' if fills else "")
+        f'<div class="tk-verdict"><div class="tk-head"><b>{esc(t("widget.strict_verdict_for", tool=v.tool))}</b> {head}</div>'
+        f'<div class="tk-head">{esc(t("widget.must_fill", fields=seq(must)))}</div>'
+        + (
+            f'<div class="tk-head">{esc(t("widget.risky_fills"))}</div><ul class="tk-risky">{fills}</ul>'
+            if fills
+            else ""
+        )
         + "</div>"
     )
 
@@ -572,7 +577,7 @@ class StrictVariantComparer(RememberedWidget):
             tool_definition(tool)  # validates the name
         sides = {"left": _checked_side("left", left), "right": _checked_side("right", right)}
         self._memory_key(remember, key_json(tool), key_json(left), key_json(right))
-        self.tool = W.Dropdown(options=options, value=tool, description="tool")
+        self.tool = W.Dropdown(options=options, value=tool, description=t("widget.tool"))
         self.controls: dict[str, dict[str, W.Dropdown]] = {}
         for side, choices in sides.items():
             adapter = choices["adapter"]
@@ -585,7 +590,7 @@ class StrictVariantComparer(RememberedWidget):
                 "version": own["versions"],
             }
             self.controls[side] = {
-                k: W.Dropdown(options=list(offered[k]), value=choices[k], description=k.replace("_", "-"))
+                k: W.Dropdown(options=list(offered[k]), value=choices[k], description=t(f"widget.side.{k}"))
                 for k in (*_SIDE_OPTIONS, *_ADAPTER_KEYS)
             }
         c = self.controls
@@ -614,7 +619,7 @@ class StrictVariantComparer(RememberedWidget):
         def box(side, pane):
             order = ("adapter", "api", "compat", "option", "gateway", "pi_ai", "version")
             return W.VBox(
-                [W.HTML(f"<b>{side}</b>"), *(c[side][k] for k in order), pane],
+                [W.HTML(f"<b>{esc(t(f'widget.{side}'))}</b>"), *(c[side][k] for k in order), pane],
                 layout=W.Layout(width="50%"),
             )
 

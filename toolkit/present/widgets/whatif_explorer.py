@@ -16,6 +16,7 @@ from toolkit.capture import Capture
 from toolkit.capture.frames import declare
 from toolkit.knowledge import dsh_runtime as rt
 from toolkit.layers.execution import DEFAULT_DSH, REPLAY, replay
+from toolkit.present.i18n import t
 from toolkit.present.widgets.base import RememberedWidget, capture_key, esc, frame_html, pane, seq
 
 __all__ = ["WHATIF_BASE_COLUMNS", "WHATIF_TABLE", "WhatIfExplorer", "session_mode", "whatif_table"]
@@ -123,10 +124,10 @@ class WhatIfExplorer(RememberedWidget):
         self.recorded_mode = session_mode(capture)
         default = self.recorded_mode or mode or "danger-full-access"
         self._memory_key(remember, capture_key(capture), mode)
-        self.mode = W.Dropdown(options=list(rt.MODES), value=default, description="mode")
-        self.dsh = W.Dropdown(options=list(rt.VERSIONS), value=DEFAULT_DSH, description="DSH")
+        self.mode = W.Dropdown(options=list(rt.MODES), value=default, description=t("widget.mode"))
+        self.dsh = W.Dropdown(options=list(rt.VERSIONS), value=DEFAULT_DSH, description=t("widget.dsh"))
         self.policies = W.SelectMultiple(
-            options=list(POLICIES), value=tuple(POLICIES), rows=len(POLICIES), description="policies"
+            options=list(POLICIES), value=tuple(POLICIES), rows=len(POLICIES), description=t("widget.policies")
         )
         self.table = W.HTML()
         self._restore_controls(self._saved(), {"mode": self.mode, "dsh": self.dsh, "policies": self.policies})

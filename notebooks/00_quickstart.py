@@ -97,6 +97,8 @@ after.table[["layer", "verdict", "summary"]]
 # | What does DSH accept, and which policy change avoids which failure? | `04_execution` |
 # | What happened on a busy day at the gateway? | `05_proxy_logs` |
 # | Write it up | `06_postmortem` |
+# | Which hop (a proxy, a gateway) changed the request? | `07_who_changed_what` |
+# | Does the fix really change what the model does? Replay the request as variants | `08_prove_the_fix` |
 #
 # To check your own setup, point `load_settings` at your `settings.yaml` and `load_captures` at your
 # captures; from a shell, `agent-contract summary <files>` and `agent-contract config <settings.yaml>`.
@@ -112,5 +114,7 @@ after.table[["layer", "verdict", "summary"]]
 # | DSH 接受什么？哪项策略变更能避免哪种失败？ | `04_execution` |
 # | 网关繁忙的一天里发生了什么？ | `05_proxy_logs` |
 # | 写成报告 | `06_postmortem` |
+# | 是哪一跳（代理、网关）改动了请求？ | `07_who_changed_what` |
+# | 修复真的改变了模型的行为吗？把请求作为变体重放 | `08_prove_the_fix` |
 #
 # 要检查你自己的环境，把 `load_settings` 指向你的 `settings.yaml`，把 `load_captures` 指向你的抓包文件；在 shell 中可以用 `agent-contract summary <files>` 和 `agent-contract config <settings.yaml>`。

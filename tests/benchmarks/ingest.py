@@ -314,22 +314,19 @@ def _work(mode: str, path: str) -> int:
         import toolkit
 
         return len(toolkit.load_capture(path, keep_bodies=mode == "load_bodies", progress=False).exchanges)
-    if mode == "jsonl_json":
-        import json as j
+    if mode in ("jsonl_json", "jsonl_orjson"):
+        if mode == "jsonl_json":
+            import json as j
 
+            loads = j.loads
+        else:
+            import orjson
+
+            loads = orjson.loads
         n = 0
         with open(path, "rb") as f:
             for line in f:
-                j.loads(line)
-                n += 1
-        return n
-    if mode == "jsonl_orjson":
-        import orjson
-
-        n = 0
-        with open(path, "rb") as f:
-            for line in f:
-                orjson.loads(line)
+                loads(line)
                 n += 1
         return n
     if mode == "jsonl_read_json":

@@ -122,3 +122,39 @@ def test_cli_language_order(clean_env):
     assert i18n.cli_language("zh-CN") == "zh-CN"  # --lang first
     with pytest.raises(ValueError, match="--lang"):
         i18n.cli_language("xx")
+
+
+def test_joined_renders_its_messages_and_keeps_verbatim_parts():
+    import copy
+    import pickle
+
+    from toolkit.knowledge.messages import Joined, render
+
+    place = "capture.har entry 3 $.tools[0].strict"
+    j = Joined("; ", [place, "", Message("verify.where.line", line=7)])
+    assert j == f"{place}; line 7"  # empty parts are left out, as "; ".join(e for e in … if e) did
+    assert j.render("zh-CN") == f"{place}; 第 7 行"
+    assert pickle.loads(pickle.dumps(j)).render("zh-CN") == j.render("zh-CN")
+    assert copy.deepcopy(j).render("zh-CN") == j.render("zh-CN")
+    assert render("plain upstream text", "zh-CN") == "plain upstream text"
+    with pytest.raises(ValueError, match="fr"):
+        Message("verify.where.line", line=1).render("fr")
+
+
+def test_a_key_defined_in_two_areas_is_refused():
+    import types
+
+    from toolkit.knowledge import messages
+
+    a = types.SimpleNamespace(__name__="a", MESSAGES={"k": {"en": "x", "zh-CN": "x"}})
+    b = types.SimpleNamespace(__name__="b", MESSAGES={"k": {"en": "y", "zh-CN": "y"}})
+    with pytest.raises(ValueError, match="'k' is defined twice"):
+        messages._merge(a, b)
+
+
+def test_every_provenance_question_has_a_message():
+    from toolkit.analysis.provenance import QUESTIONS
+
+    for q in QUESTIONS:
+        assert text(f"provenance.question.{q}", "en") == q
+        assert text(f"provenance.question.{q}", "zh-CN") != q

@@ -21,7 +21,7 @@ from typing import Any
 import pandas as pd
 
 from toolkit.analysis.verify import LayerResult, Verification
-from toolkit.knowledge.messages import Message, text
+from toolkit.knowledge.messages import render, text
 from toolkit.layers.execution import DEFAULT_DSH
 from toolkit.present import i18n
 
@@ -79,8 +79,13 @@ def _lang(lang: str | None) -> str:
 
 
 def _r(s: str, lang: str) -> str:
-    """A sentence ``toolkit.analysis.verify`` wrote (a ``Message``) in ``lang``; other text as it is."""
-    return s.render(lang) if isinstance(s, Message) else s
+    """A sentence the toolkit wrote (a ``Message``) in ``lang``; other text (upstream, data) as it is."""
+    return render(s, lang)
+
+
+def _question(q: Any, lang: str) -> str:
+    """A provenance question (the table keeps it in English, as an identifier) in ``lang``."""
+    return text(f"provenance.question.{q}", lang)
 
 
 def _layer(r: LayerResult, lang: str) -> str:
@@ -121,7 +126,8 @@ def to_text(v: Verification, inputs: Inputs, *, lang: str | None = None) -> str:
     if prov is not None:
         lines.append(text("report.text.provenance", lang))
         for r in prov.itertuples(index=False):
-            lines.append(f"  {'' if r.settled else '? '}{r.field} — {r.question}: {r.answer}")
+            q, answer = _question(r.question, lang), _r(r.answer, lang)
+            lines.append(f"  {'' if r.settled else '? '}{r.field} — {text('report.text.qa', lang, q=q, answer=answer)}")
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -207,7 +213,7 @@ def to_markdown(
         ]
         yes, no = text("report.yes", lang), f"**{text('report.no', lang)}**"
         out += [
-            f"| {_md(r.field)} | {r.question} | {_md(r.answer)} | {yes if r.settled else no} |"
+            f"| {_md(r.field)} | {_question(r.question, lang)} | {_md(_r(r.answer, lang))} | {yes if r.settled else no} |"
             for r in prov.itertuples(index=False)
         ]
     if experiment is not None:
@@ -251,11 +257,11 @@ def to_json(v: Verification, inputs: Inputs) -> dict:
             {
                 "field": r.field,
                 "question": str(r.question),
-                "answer": r.answer,
+                "answer": str(r.answer),
                 "actor": None if r.actor is None or r.actor != r.actor else r.actor,
                 "layer": r.layer,
                 "settled": bool(r.settled),
-                "evidence": r.evidence,
+                "evidence": str(r.evidence),
             }
             for r in inputs.provenance.itertuples(index=False)
         ],
@@ -381,8 +387,9 @@ def _provenance_html(inputs: Inputs, lang: str = "en") -> str:
         return ""
     yes, no = escape(text("report.yes", lang)), f"<b>{escape(text('report.no', lang))}</b>"
     rows = "".join(
-        f"<tr><td>{escape(r.field)}</td><td>{escape(str(r.question))}</td><td>{escape(r.answer)}</td>"
-        f"<td>{yes if r.settled else no}</td><td>{escape(r.evidence)}</td></tr>"
+        f"<tr><td>{escape(r.field)}</td><td>{escape(_question(r.question, lang))}</td>"
+        f"<td>{escape(_r(r.answer, lang))}</td><td>{yes if r.settled else no}</td>"
+        f"<td>{escape(_r(r.evidence, lang))}</td></tr>"
         for r in prov.itertuples(index=False)
     )
     heads = "".join(f"<th>{escape(h)}</th>" for h in _heads(lang, "field", "question", "answer", "settled", "evidence"))

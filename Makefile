@@ -59,9 +59,11 @@ browser:
 notebooks: $(STAMP)
 	$(BIN)/python notebooks/build.py
 
-# The postmortem template (notebooks/06_postmortem) rendered to one self-contained HTML file.
+# The postmortem template (notebooks/06_postmortem) rendered to one self-contained HTML file per language:
+# reports/postmortem.html and reports/postmortem.zh-CN.html.
 postmortem: $(STAMP)
 	$(BIN)/python notebooks/render_postmortem.py
+	$(BIN)/python notebooks/render_postmortem.py --lang zh-CN
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/
@@ -136,6 +138,12 @@ lab/dsh-fixtures/node_modules/.installed: lab/dsh-fixtures/package.json lab/dsh-
 lab/dsh-headless/node_modules/.installed: lab/dsh-headless/package.json lab/dsh-headless/package-lock.json
 	npm install --prefix lab/dsh-headless --no-audit --no-fund --legacy-peer-deps
 	touch $@
+
+# The font the Chinese plot labels are drawn with (toolkit/present/fonts/): the glyphs of the plot texts, subset
+# from Debian's fonts-noto-cjk (downloaded with apt-get, no root needed). Run after adding a Chinese plot label.
+.PHONY: font
+font: $(STAMP)
+	$(BIN)/python lab/subset_font.py
 
 # Re-pin every package after changing pyproject.toml dependencies.
 lock: $(STAMP)

@@ -3,7 +3,7 @@
 SETTINGS = "../data/dsh-before-fix/settings.yaml"
 CAPTURES = ["../data/dsh-before-fix/capture.har", "../data/dsh-before-fix/session.jsonl.zstd"]
 DSH = "0.1.0-rc.8"  # the DSH release that ran
-TITLE = "Tool calls refused after the gateway migration"
+TITLE = None  # the heading of the write-up; None: the default title, in the notebook's language
 # a folder written by `agent-contract experiment` (the captured request replayed as variants); None: no such section
 EXPERIMENT = "../data/experiment-before-fix"
 
@@ -30,16 +30,32 @@ import toolkit
 from toolkit.analysis.triage import errors
 from toolkit.analysis.verify import verify
 from toolkit.analysis.whatif import whatif
+from toolkit.knowledge.messages import render
 from toolkit.layers.capability import check
 from toolkit.layers.config import suggest_fix
 from toolkit.layers.execution import replay
-from toolkit.present import plots, report
+from toolkit.present import i18n, plots, report
 
 pd.set_option("display.max_colwidth", 160)
+
+
+def shown(frame, columns, *, words=None):
+    """The ``columns`` of ``frame`` as the reader sees them, in the notebook's language: the labels and
+    the toolkit's own sentences translated, upstream texts, identifiers and data as they are. ``words``
+    maps a column to the message key prefix its values are words of (a severity, a provenance question)."""
+    out = frame[columns].copy()
+    for c in columns:
+        if c in (words or {}):
+            out[c] = out[c].map(lambda v, prefix=words[c]: i18n.t(f"{prefix}.{v}"))
+        elif out[c].dtype == object:
+            out[c] = out[c].map(lambda v: render(v, i18n.language()))
+    return out.rename(columns=lambda c: i18n.t(f"postmortem.col.{c}"))
+
+
 settings = toolkit.load_settings(SETTINGS, env={}, dsh=DSH)
 capture = toolkit.load_captures(CAPTURES)
 result = verify(settings, capture, dsh=DSH)
-display(Markdown(f"## {TITLE}"))
+display(Markdown(f"## {TITLE or i18n.t('postmortem.title')}"))
 
 # %% [markdown] tags=["en"]
 # ## Summary
@@ -64,7 +80,7 @@ for e in capture.exchanges.itertuples():
         {
             "time": e.started_at,
             "source": e.source,
-            "what": f"{e.api} request to {e.model}",
+            "what": i18n.t("postmortem.timeline.request", api=e.api, model=e.model),
             "outcome": f"{e.status if pd.notna(e.status) else ''} {e.terminal}".strip(),
             "calls": ", ".join(calls["name"].astype(str)),
         }
@@ -79,12 +95,13 @@ for r in tool_results[tool_results["is_error"].fillna(False)].itertuples():
         {
             "time": r.time,
             "source": "DSH",
-            "what": f"tool result for {r.call_id}",
+            "what": i18n.t("postmortem.timeline.tool_result", call_id=r.call_id),
             "outcome": r.text,
             "calls": "",
         }
     )
-pd.DataFrame(events).sort_values("time", kind="stable", ignore_index=True)
+timeline = pd.DataFrame(events).sort_values("time", kind="stable", ignore_index=True)
+shown(timeline, ["time", "source", "what", "outcome", "calls"])
 
 # %%
 import matplotlib.pyplot as plt
@@ -104,7 +121,7 @@ plt.show()
 # ### 配置
 
 # %%
-settings.findings[["severity", "layer", "line", "message", "dsh_message"]]
+shown(settings.findings, ["severity", "layer", "line", "message", "dsh_message"], words={"severity": "severity"})
 
 # %% [markdown] tags=["en"]
 # ### Serialization: what the tools looked like on the wire, and what the model then sent
@@ -113,7 +130,7 @@ settings.findings[["severity", "layer", "line", "message", "dsh_message"]]
 # ### 序列化：工具在线路上是什么样子，以及模型随后发送了什么
 
 # %%
-result.filled_calls[["call_id", "tool", "strict_state", "arguments"]]
+shown(result.filled_calls, ["call_id", "tool", "strict_state", "arguments"])
 
 # %% [markdown] tags=["en"]
 # ### Capability
@@ -122,7 +139,7 @@ result.filled_calls[["call_id", "tool", "strict_state", "arguments"]]
 # ### 能力
 
 # %%
-check(settings, capture)[["exchange_id", "declared_input", "images_sent", "placeholder", "verdict"]]
+shown(check(settings, capture), ["exchange_id", "declared_input", "images_sent", "placeholder", "verdict"])
 
 # %% [markdown] tags=["en"]
 # What DSH shows for this cause, at each entry point (search here for the message a user reported):
@@ -132,7 +149,7 @@ check(settings, capture)[["exchange_id", "declared_input", "images_sent", "place
 
 # %%
 capability = next(r for r in result.results if r.layer == "capability")
-pd.DataFrame(capability.dsh_messages, columns=["entry point", "DSH's text"])
+shown(pd.DataFrame(capability.dsh_messages, columns=["entry_point", "dsh_text"]), ["entry_point", "dsh_text"])
 
 # %% [markdown] tags=["en"]
 # ### Execution
@@ -141,9 +158,10 @@ pd.DataFrame(capability.dsh_messages, columns=["entry point", "DSH's text"])
 # ### 执行
 
 # %%
-replay(capture, settings=settings, mode=settings.default_preset["sandbox_mode"], dsh=DSH)[
-    ["source", "call_id", "tool", "mode", "granted_mode", "message", "agrees"]
-]
+shown(
+    replay(capture, settings=settings, mode=settings.default_preset["sandbox_mode"], dsh=DSH),
+    ["source", "call_id", "tool", "mode", "granted_mode", "message", "agrees"],
+)
 
 # %% [markdown] tags=["en"]
 # ### Every error, placed in its layer
@@ -152,7 +170,7 @@ replay(capture, settings=settings, mode=settings.default_preset["sandbox_mode"],
 # ### 每个错误，归入它所在的层
 
 # %%
-errors(capture)[["source", "kind", "message", "layer", "rule_id"]]
+shown(errors(capture), ["source", "kind", "message", "layer", "rule_id"])
 
 # %% [markdown] tags=["en"]
 # ## Who changed what
@@ -167,9 +185,13 @@ errors(capture)[["source", "kind", "message", "layer", "rule_id"]]
 # %%
 from toolkit.analysis.provenance import table
 
-table(settings, captures=[c for c in CAPTURES if "session" not in c], sessions=[c for c in CAPTURES if "session" in c])[
-    ["field", "question", "answer", "actor", "settled"]
-]
+shown(
+    table(
+        settings, captures=[c for c in CAPTURES if "session" not in c], sessions=[c for c in CAPTURES if "session" in c]
+    ),
+    ["field", "question", "answer", "actor", "settled"],
+    words={"question": "provenance.question"},
+)
 
 # %% [markdown] tags=["en"]
 # ## Root causes
@@ -178,19 +200,17 @@ table(settings, captures=[c for c in CAPTURES if "session" not in c], sessions=[
 # ## 根因
 
 # %%
-causes = {
-    "capability": "The model entry declares no image input, so images never reach the model (`input` is the key; "
-    "`inputModalities` is ignored by llm-pi-ai).",
-    "schema and protocol": "The route does not declare strict support, so pi-ai leaves `strict` out and the gateway reads the "
-    'tools as strict: the model fills every optional field, `justification: ""` among them.',
-    "runtime policy": "DSH advertises the escalation fields even in `danger-full-access`, refuses an empty justification, "
-    "and refuses a request for the mode the session already has.",
-}
+# each cause (its words: postmortem.cause.* in toolkit.knowledge.messages) and the layer whose failure it explains
+causes = {"capability": "capability", "schema": "serialization", "runtime": "execution"}
 failing = {r.layer for r in result.results if r.verdict == "fail"}
-layer_of = {"capability": "capability", "schema and protocol": "serialization", "runtime policy": "execution"}
-display(
-    Markdown("\n".join(f"* **{k}**: {v}" for k, v in causes.items() if layer_of[k] in failing) or "No layer failed.")
-)
+bullets = [
+    i18n.t(
+        "postmortem.cause.bullet", name=i18n.t(f"postmortem.cause.{c}.name"), text=i18n.t(f"postmortem.cause.{c}.text")
+    )
+    for c, layer in causes.items()
+    if layer in failing
+]
+display(Markdown("\n".join(bullets) or i18n.t("postmortem.no_layer_failed")))
 
 # %% [markdown] tags=["en"]
 # ## Fixes
@@ -199,11 +219,14 @@ display(
 # ## 修复
 
 # %%
-print(suggest_fix(SETTINGS, env={}, dsh=DSH) or "The settings need no change.")
+print(suggest_fix(SETTINGS, env={}, dsh=DSH) or i18n.t("postmortem.no_fix"))
 
 # %%
-whatif(capture, mode=settings.default_preset["sandbox_mode"], dsh=DSH).pivot_table(
+outcomes = whatif(capture, mode=settings.default_preset["sandbox_mode"], dsh=DSH).pivot_table(
     index="policy", columns="outcome", values="call_id", aggfunc="count", fill_value=0, observed=False
+)
+outcomes.rename(columns=lambda o: i18n.t(f"postmortem.outcome.{o}")).rename_axis(
+    index=i18n.t("postmortem.col.policy"), columns=i18n.t("postmortem.col.outcome")
 )
 
 # %% [markdown] tags=["en"]
@@ -222,4 +245,4 @@ if EXPERIMENT:
     display(Markdown(report.experiment_markdown(experiment)))
     display(plots.experiment_rates(experiment.summary))
 else:
-    print("No experiment was named (EXPERIMENT = None).")
+    print(i18n.t("postmortem.no_experiment"))

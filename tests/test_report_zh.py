@@ -56,7 +56,8 @@ def verdict():
 def _upstream(v, english: str) -> list[str]:
     """The exact texts of the English report: every backticked and quoted span, DSH's texts by entry point,
     and the refusals the execution layer counts."""
-    spans = re.findall(r"`([^`\n]+)`", english) + re.findall(r"(?<!\w)'([^'\n]{4,})'(?!\w)", english)  # not an apostrophe
+    spans = re.findall(r"`([^`\n]+)`", english)
+    spans += re.findall(r"(?<!\w)'([^'\n]{4,})'(?!\w)", english)  # not an apostrophe
     spans += re.findall(r'"([^"\n]+)"', english)
     spans += [t for r in v.results for _, t in r.dsh_messages]
     spans += [e.split(": ", 1)[1] for r in v.results for e in r.evidence if e.startswith("×")]

@@ -21,22 +21,19 @@ from toolkit.errors import InputError
 from toolkit.experiment.frames import ANSWERS, PLAN, SUMMARY
 from toolkit.experiment.stats import fisher_exact, newcombe, wilson
 from toolkit.experiment.variants import Variant
+from toolkit.knowledge.messages import MESSAGES, Message
 from toolkit.layers.execution import DEFAULT_DSH, replay
 from toolkit.wire.schemas import flat_tool
 
 __all__ = ["CONCLUSIONS", "SENTENCE", "compare", "judge", "optional_fields", "summarise"]
 
-#: ``compare``'s sentence; ``{conclusion}`` is one of ``CONCLUSIONS``.
-SENTENCE = (
-    "{a}: {ka} of {na} calls refused ({la}–{ha}%); {b}: {kb} of {nb} ({lb}–{hb}%). "
-    "Difference {d} points (95% interval {lo} to {hi}), Fisher exact p = {p}: {conclusion}"
-)
-CONCLUSIONS = {
-    "explained": "the change explains the refusals.",
-    "unclear": "N is too small to tell these apart; send more samples.",
-}
-#: When a side made no call there is nothing to compare.
-NO_CALLS = "{a}: {ka} of {na} calls refused; {b}: {kb} of {nb}: no calls to compare on {which}; send more samples."
+#: ``compare``'s sentence (English template of ``experiment.compare.sentence``); ``{conclusion}`` is one
+#: of ``CONCLUSIONS``. ``compare`` writes it as a ``Message`` so a report renders it in its language.
+SENTENCE = MESSAGES["experiment.compare.sentence"]["en"]
+#: The two conclusions, as ``Message``s (each equal to its English text).
+CONCLUSIONS = {k: Message(f"experiment.compare.{k}") for k in ("explained", "unclear")}
+#: When a side made no call there is nothing to compare (English template of ``experiment.compare.no_calls``).
+NO_CALLS = MESSAGES["experiment.compare.no_calls"]["en"]
 
 
 def optional_fields(body: dict, api: str) -> dict[str, tuple[str, ...]]:
@@ -212,7 +209,8 @@ def _p(p: float) -> str:
 def compare(summary: pd.DataFrame, a: str, b: str) -> dict:
     """How sure the difference in refused rate between variants ``a`` and ``b`` is: ``difference``
     (rate a - rate b), its Newcombe 95% interval ``low``..``high``, Fisher's exact ``p``, and a one-line
-    ``sentence`` (``SENTENCE``): the change explains the refusals only when the interval excludes 0 and
+    ``sentence`` (``SENTENCE``, a ``Message``: English as a str, ``render(sentence, "zh-CN")`` in Chinese
+    with the same numbers): the change explains the refusals only when the interval excludes 0 and
     p < 0.05; otherwise N is too small to tell."""
     s = summary.set_index(summary["variant"].astype(str))
     for name in (a, b):
@@ -222,8 +220,10 @@ def compare(summary: pd.DataFrame, a: str, b: str) -> dict:
     kb, nb = int(s.at[b, "refused"]), int(s.at[b, "calls"])
     out: dict[str, Any] = {"a": a, "b": b, "refused_a": ka, "calls_a": na, "refused_b": kb, "calls_b": nb}
     if na == 0 or nb == 0:
-        which = " and ".join(n for n, k in ((a, na), (b, nb)) if k == 0)
-        sentence = NO_CALLS.format(a=a, ka=ka, na=na, b=b, kb=kb, nb=nb, which=which)
+        which: str = a if na == 0 else b
+        if na == 0 and nb == 0:
+            which = Message("experiment.compare.both", a=a, b=b)
+        sentence = Message("experiment.compare.no_calls", a=a, ka=ka, na=na, b=b, kb=kb, nb=nb, which=which)
         return out | {"difference": None, "low": None, "high": None, "p": None, "sentence": sentence}
     d = ka / na - kb / nb
     low, high = newcombe(ka, na, kb, nb)
@@ -232,7 +232,8 @@ def compare(summary: pd.DataFrame, a: str, b: str) -> dict:
     lb, hb = wilson(kb, nb)
     # both must agree: with 3 against 3 Newcombe's interval already excludes 0 while Fisher's p is 0.1
     conclusion = CONCLUSIONS["explained" if (low > 0 or high < 0) and p < 0.05 else "unclear"]
-    sentence = SENTENCE.format(
+    sentence = Message(
+        "experiment.compare.sentence",
         a=a,
         ka=ka,
         na=na,

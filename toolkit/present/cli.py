@@ -16,7 +16,7 @@ from pathlib import Path
 from toolkit.errors import InputError
 from toolkit.knowledge import dsh_runtime, pi_ai, pi_ai_tools
 from toolkit.knowledge.dsh_tools import SCHEMAS as DSH_TOOL_SCHEMAS
-from toolkit.knowledge.messages import LANGUAGES
+from toolkit.knowledge.messages import LANGUAGES, render
 from toolkit.knowledge.messages import text as message
 from toolkit.sources import registry
 from toolkit.sources.detect import FORMATS as CAPTURE_FORMATS
@@ -87,44 +87,86 @@ def _exchange_table(cap):
     return table
 
 
+def _lang(args) -> str:
+    """The CLI's language for this command (``--lang``, ``AGENT_CONTRACT_LANG``, the locale); a bad
+    ``AGENT_CONTRACT_LANG`` is bad input, said in one line."""
+    from toolkit.present import i18n
+
+    try:
+        return i18n.cli_language(getattr(args, "lang", None))
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+#: ``config``: the columns of ``config.models`` it prints, and those holding toolkit sentences (sources)
+_CONFIG_COLUMNS = (
+    "route",
+    "id",
+    "api",
+    "input",
+    "input_source",
+    "supports_strict_mode",
+    "strict_mode_source",
+    "tool_strict",
+)
+_SOURCES = ("input_source", "strict_mode_source")
+
+
 def _config(args) -> int:
     import pandas as pd
 
     from toolkit.layers.config import load_settings, suggest_fix
 
+    lang = _lang(args)
     settings = load_settings(args.settings)
     if args.diff:
         print(suggest_fix(args.settings), end="")
         return 0
-    with pd.option_context("display.width", 200, "display.max_colwidth", 120, "display.max_columns", 30):
-        cols = [
-            "route",
-            "id",
-            "api",
-            "input",
-            "input_source",
-            "supports_strict_mode",
-            "strict_mode_source",
-            "tool_strict",
-        ]
-        print(settings.models[cols].to_string(index=False))
+    # the findings frame holds plain text: its toolkit sentences, by their English text
+    said = {str(m): m for f in settings._findings for m in (f.message, f.fix) if m is not None}
+    options = ["display.width", 200, "display.max_colwidth", 120, "display.max_columns", 30]
+    if lang != "en":  # a Chinese heading or source is two columns wide on a terminal
+        options += ["display.unicode.east_asian_width", True]
+    with pd.option_context(*options):
+        table = settings.models[list(_CONFIG_COLUMNS)]
+        if lang != "en":
+            table = table.assign(**{c: table[c].map(lambda v: render(v, lang)) for c in _SOURCES})
+            table.columns = [message(f"cli.config.col.{c}", lang) for c in _CONFIG_COLUMNS]
+        print(table.to_string(index=False))
         dm, dp = settings.default_model, settings.default_preset
-        print(
-            f"\nnew agents use {dm.get('route')}/{dm.get('model')} ({dm.get('source')}); sessions start in "
-            f"{dp.get('sandbox_mode')} with approval {dp.get('approval')} ({dp.get('source')})"
+        defaults = message(
+            "cli.config.defaults",
+            lang,
+            route=dm.get("route"),
+            model=dm.get("model"),
+            model_source=dm.get("source"),
+            mode=dp.get("sandbox_mode"),
+            approval=dp.get("approval"),
+            mode_source=dp.get("source"),
         )
+        print("\n" + defaults)
         if len(settings.findings):
-            print(f"\n{len(settings.findings)} findings:")
+            print("\n" + message("cli.config.findings", lang, n=len(settings.findings)))
             for f in settings.findings.itertuples(index=False):
-                where = f"line {f.line}" if not pd.isna(f.line) else "file"
-                print(f"\n{f.severity} [{f.layer}] {where} ({f.yaml_path}): {f.message}")
+                where = message("cli.config.line", lang, line=f.line) if not pd.isna(f.line) else None
+                line = message(
+                    "cli.config.finding",
+                    lang,
+                    severity=message(f"severity.{f.severity}", lang),
+                    layer=message(f"layer.{f.layer}", lang),
+                    where=where or message("cli.config.file", lang),
+                    path=f.yaml_path,
+                    message=said.get(f.message, f.message),
+                )
+                print("\n" + line)
                 if not pd.isna(f.dsh_message):
-                    print(f"    DSH says: {f.dsh_message}")
+                    print(message("cli.config.dsh_says", lang, dsh_text=f.dsh_message))
                 for entry, text in f.dsh_messages:  # the same cause, as DSH words it at each entry point
-                    print(f"    DSH says ({entry}): {text}")
+                    print(message("cli.config.dsh_says_at", lang, entry=entry, dsh_text=text))
                 if not pd.isna(f.fix):
-                    print(f"    fix: {f.fix}")
-            print("\nthe minimal fix as a diff: agent-contract config --diff " + str(args.settings))
+                    print(message("cli.config.fix", lang, fix=said.get(f.fix, f.fix)))
+            command = "agent-contract config --diff " + str(args.settings)
+            print("\n" + message("cli.config.diff_hint", lang, command=command))
     return 1 if (settings.findings["severity"] == "error").any() else 0
 
 
@@ -133,9 +175,9 @@ def _verify(args) -> int:
     from toolkit.capture import load_captures
     from toolkit.knowledge.dsh_settings import PI_AI_FOR_DSH
     from toolkit.layers.config import load_settings
-    from toolkit.present import i18n, report
+    from toolkit.present import report
 
-    lang = i18n.cli_language(args.lang)  # --lang, AGENT_CONTRACT_LANG, then the locale
+    lang = _lang(args)  # --lang, AGENT_CONTRACT_LANG, then the locale
     # a DSH release that was run (PI_AI_FOR_DSH) also fixes the pi-ai its settings are resolved with
     loads = {"dsh": args.dsh} if args.dsh in PI_AI_FOR_DSH else {}
     settings = load_settings(args.settings, **loads) if args.settings else None
@@ -163,7 +205,7 @@ def _verify(args) -> int:
 
         text = json.dumps(report.to_json(result, inputs), indent=2, ensure_ascii=False) + "\n"
         if experiment is not None:  # the JSON report's schema has no place for it (REPORT_VERSION)
-            print(f"agent-contract: note: {message('experiment.not_in_json', lang)}", file=sys.stderr)
+            print(message("cli.note", lang, note=message("experiment.not_in_json", lang)), file=sys.stderr)
     elif args.format == "markdown":
         text = report.to_markdown(result, inputs, experiment=experiment, lang=lang)
     elif args.format == "html":
@@ -171,9 +213,8 @@ def _verify(args) -> int:
         if not report.figure_available() and (
             experiment is not None or (capture is not None and len(capture.exchanges))
         ):
-            print(
-                f"agent-contract: note: {message('report.figure_missing', lang, extra=report.EXTRA)}", file=sys.stderr
-            )
+            note = message("report.figure_missing", lang, extra=report.EXTRA)
+            print(message("cli.note", lang, note=note), file=sys.stderr)
     else:
         text = report.to_text(result, inputs, lang=lang)
         if experiment is not None:
@@ -185,7 +226,9 @@ def _verify(args) -> int:
             out.write_text(text, encoding="utf-8")
         except OSError as exc:
             raise InputError(f"{out}: cannot write the report: {exc.strerror or exc}") from None
-        print(f"{'PASS' if result.ok else 'FAIL'}: wrote {out}", file=sys.stderr)
+        print(
+            message("cli.verify.wrote_pass" if result.ok else "cli.verify.wrote_fail", lang, out=out), file=sys.stderr
+        )
     else:
         sys.stdout.write(text)
     return report.exit_code(result)
@@ -197,19 +240,30 @@ def _ingest(args) -> int:
     from toolkit.capture import find_captures
     from toolkit.capture.dataset import ingest_many
 
+    lang = _lang(args)
     paths, skipped = find_captures(args.paths, format=args.format)
     for line in skipped:
-        print(f"skipped {line}", file=sys.stderr)
+        print(message("cli.ingest.skipped", lang, line=line), file=sys.stderr)
 
     def done(entry: dict) -> None:
-        rows = ", ".join(f"{n} {k}" for k, n in entry["rows"].items() if n)
-        print(f"{entry['source']}: {entry['exchanges']} exchanges in {entry['seconds']:.1f}s ({rows})")
+        rows = ", ".join(f"{n} {k}" for k, n in entry["rows"].items() if n)  # the frames' names, verbatim
+        seconds = f"{entry['seconds']:.1f}"
+        print(
+            message(
+                "cli.ingest.done",
+                lang,
+                source=entry["source"],
+                exchanges=entry["exchanges"],
+                seconds=seconds,
+                rows=rows,
+            )
+        )
 
     options = {"format": args.format, "progress": args.progress, "redact": not args.no_redact}
     if args.chunk:
         options["chunk"] = args.chunk
     entries = ingest_many(paths, Path(args.out), jobs=args.jobs or None, on_done=done, **options)
-    print(f"wrote {len(entries)} captures and manifest.json to {args.out}", file=sys.stderr)
+    print(message("cli.ingest.wrote", lang, n=len(entries), out=args.out), file=sys.stderr)
     return 0
 
 
@@ -267,10 +321,11 @@ def _experiment(args) -> int:
     from toolkit.experiment.run import run as run_experiment
     from toolkit.experiment.send import Limits
 
+    lang = _lang(args)
     limits = Limits(rate=args.rate, timeout=args.timeout, retries=args.retries, max_requests=args.max_requests)
     names = [n.strip() for n in args.variants.split(",") if n.strip()]
     if args.endpoint is None and not args.dry_run:
-        print("agent-contract: no --endpoint: a dry run, nothing is sent", file=sys.stderr)
+        print(message("cli.experiment.no_endpoint", lang), file=sys.stderr)
     try:
         result = run_experiment(
             args.capture,
@@ -289,24 +344,31 @@ def _experiment(args) -> int:
         )
     except KeyboardInterrupt:
         if args.out:
-            print(f"agent-contract: interrupted; what was sent is in {args.out} (complete: false)", file=sys.stderr)
+            print(message("cli.experiment.interrupted", lang, out=args.out), file=sys.stderr)
         raise
-    with pd.option_context("display.width", 250, "display.max_colwidth", 70, "display.max_columns", 20):
+    options = ["display.width", 250, "display.max_colwidth", 70, "display.max_columns", 20]
+    if lang != "en":  # a Chinese heading is two columns wide on a terminal
+        options += ["display.unicode.east_asian_width", True]
+    with pd.option_context(*options):
         m = result.manifest
-        print(f"{m['capture']} {m['exchange']} ({m['api']}), mode {m['mode'] or 'unknown'}")
+        mode = m["mode"] or message("cli.experiment.mode_unknown", lang)
+        print(
+            message("cli.experiment.head", lang, capture=m["capture"], exchange=m["exchange"], api=m["api"], mode=mode)
+        )
         for v in result.variants:
-            same = " (same as captured)" if v.same_as_captured else ""
-            print(f"\n{v.name}: {len(v.changes)} changes{same}")
+            key = "cli.experiment.changes_same" if v.same_as_captured else "cli.experiment.changes"
+            print("\n" + message(key, lang, variant=v.name, n=len(v.changes)))
             if len(v.changes):
-                print(v.changes.drop(columns="variant").to_string(index=False))
+                changes = v.changes.drop(columns="variant")
+                print(_headed(changes, lang).to_string(index=False))
         if result.dry_run:
             n = m["counts"]["planned"]
-            where = args.endpoint or "no endpoint (give --endpoint URL)"
-            print(f"\ndry run: nothing sent ({n} requests would be sent to {where})")
+            where = args.endpoint or message("cli.experiment.nowhere", lang)
+            print("\n" + message("cli.experiment.dry_run", lang, n=n, where=where))
             if n > args.max_requests:
-                print(f"(more than --max-requests {args.max_requests}: a run would be refused)")
+                print(message("cli.experiment.too_many", lang, max=args.max_requests))
             for name, at in m["images"].items():
-                print(f"(variant {name} carries an image at {at}: it is sent only with --allow-images)")
+                print(message("cli.experiment.image", lang, variant=name, at=at))
             return 0
         cols = ["variant", "samples", "answered", "errors", "calls", "accepted", "refused", "filled_empty", "top_rule"]
         table = result.summary[cols].copy()
@@ -316,24 +378,58 @@ def _experiment(args) -> int:
                 "" if pd.isna(r) else f"{100 * r:.0f} ({100 * lo:.0f}-{100 * hi:.0f})"
                 for r, lo, hi in zip(rate, low, high)
             ]
-        print("\n" + table.to_string(index=False))
+        print("\n" + _headed(table, lang).to_string(index=False))
         if result.comparison:
-            print("\n" + str(result.comparison.get("sentence", "")))
+            print("\n" + str(render(result.comparison.get("sentence", ""), lang)))
     if result.out is not None:
-        _experiment_reports(result)
-        print(f"wrote {result.out}", file=sys.stderr)
+        _experiment_reports(result, lang)
+        print(message("cli.wrote", lang, out=result.out), file=sys.stderr)
     return 0
 
 
-def _experiment_reports(result) -> None:
+#: the heading of each column ``experiment`` prints, by its key in ``toolkit.knowledge.messages``
+_EXPERIMENT_HEADS = {
+    "variant": "experiment.col.variant",
+    "tool": "experiment.col.tool",
+    "path": "experiment.col.path",
+    "kind": "experiment.col.kind",
+    "before": "experiment.col.before",
+    "after": "experiment.col.after",
+    "samples": "cli.experiment.col.samples",
+    "answered": "experiment.col.answered",
+    "errors": "experiment.col.errors",
+    "calls": "experiment.col.calls",
+    "accepted": "experiment.col.accepted",
+    "refused": "experiment.col.refused",
+    "filled_empty": "cli.experiment.col.filled_empty",
+    "top_rule": "cli.experiment.col.top_rule",
+}
+
+
+def _headed(table, lang: str):
+    """``table`` with its headings in ``lang`` (English: the column names as they are); cells verbatim."""
+    if lang == "en":
+        return table
+
+    def head(col: str) -> str:
+        if col.endswith(" %"):
+            what = col[: -len(" %")]
+            return message("cli.experiment.col.rate", lang, what=message(_EXPERIMENT_HEADS[what], lang))
+        return message(_EXPERIMENT_HEADS[col], lang) if col in _EXPERIMENT_HEADS else col
+
+    return table.set_axis([head(c) for c in table.columns], axis=1)
+
+
+def _experiment_reports(result, lang: str = "en") -> None:
     """The Markdown and HTML sections (``experiment`` + .md/.html) and refusals.png beside the run's data files."""
     from toolkit.present import report
 
     out = result.out
-    (out / "experiment").with_suffix(".md").write_text(report.experiment_markdown(result), encoding="utf-8")
-    (out / "experiment").with_suffix(".html").write_text(report.experiment_html(result), encoding="utf-8")
+    (out / "experiment").with_suffix(".md").write_text(report.experiment_markdown(result, lang=lang), encoding="utf-8")
+    (out / "experiment").with_suffix(".html").write_text(report.experiment_html(result, lang=lang), encoding="utf-8")
     if not report.figure_available():
-        print(f"agent-contract: note: {report.FIGURE_MISSING}", file=sys.stderr)
+        note = message("report.figure_missing", lang, extra=report.EXTRA)
+        print(message("cli.note", lang, note=note), file=sys.stderr)
         return
     import matplotlib.pyplot as plt
 
@@ -362,6 +458,15 @@ def _dsh_version(text: str) -> str:
     return text
 
 
+def _lang_option(parser: argparse.ArgumentParser, what: str, after: str = "") -> None:
+    """``--lang`` on a command whose human output is the toolkit's own words (its help stays English)."""
+    parser.add_argument(
+        "--lang",
+        choices=list(LANGUAGES),
+        help=f"{what} (default: AGENT_CONTRACT_LANG, else zh-CN for a zh* locale, else en){after}",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agent-contract", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -383,6 +488,7 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("config", help="resolve a DSH settings.yaml: effective values, their sources, findings")
     c.add_argument("settings", help="path to settings.yaml (credential files are refused)")
     c.add_argument("--diff", action="store_true", help="print the minimal fix as a unified diff")
+    _lang_option(c, "the language of the toolkit's own words; values, keys and DSH's texts stay verbatim")
     c.set_defaults(func=_config)
 
     v = sub.add_parser("verify", help="the four-layer verdict of a settings file and its captures")
@@ -420,12 +526,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="a folder written by `agent-contract experiment`: its section joins the report",
     )
-    v.add_argument(
-        "--lang",
-        choices=list(LANGUAGES),
-        help="the report's language (default: AGENT_CONTRACT_LANG, else zh-CN for a zh* locale, else en); "
-        "the JSON report is always the same",
-    )
+    _lang_option(v, "the report's language", "; the JSON report is always the same")
     v.set_defaults(func=_verify)
 
     i = sub.add_parser(
@@ -451,6 +552,7 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument(
         "--progress", action="store_true", default=None, help="show progress even when stderr is not a terminal"
     )
+    _lang_option(i, "the language of the progress lines")
     i.set_defaults(func=_ingest)
 
     a = sub.add_parser("attribute", help="which client library, version and options sent a capture's tools")
@@ -500,6 +602,9 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument(
         "--progress", action="store_true", default=None, help="show progress even when stderr is not a terminal"
     )
+    _lang_option(
+        x, "the language of the summary and of the Markdown and HTML sections; the data files are always the same"
+    )
     x.set_defaults(func=_experiment)
     return parser
 
@@ -515,7 +620,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"agent-contract: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("agent-contract: interrupted", file=sys.stderr)
+        print(message("cli.interrupted", _lang(args) if hasattr(args, "lang") else "en"), file=sys.stderr)
         return 130
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as other tools do
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -100,6 +100,11 @@ def _dsh_line(entry: str, dsh_text: str, lang: str = "en") -> str:
     return text("report.dsh_says", lang, entry=entry, dsh_text=dsh_text)
 
 
+def _colon(lang: str) -> str:
+    """A label's colon: full-width in Chinese."""
+    return ": " if lang == "en" else "："
+
+
 def _pad(s: str, width: int) -> str:
     """``s`` left-aligned in ``width`` terminal columns (a CJK character takes two)."""
     import unicodedata
@@ -179,7 +184,7 @@ def to_markdown(
     ``toolkit.experiment.run.ExperimentResult``) its section follows (``experiment_markdown``)."""
     lang = _lang(lang)
     title = text("report.title", lang) if title is None else title
-    colon = ": " if lang == "en" else "："
+    colon = _colon(lang)
     out = [
         f"## {title}",
         "",
@@ -198,7 +203,7 @@ def to_markdown(
         out += [f"- {_md(_r(e, lang))}" for e in r.evidence]
         if r.dsh_messages:
             out += ["", text("report.markdown.dsh_by_entry", lang), ""]
-            out += [f"- {_md(entry)}: {_md_code(dsh_text)}" for entry, dsh_text in r.dsh_messages]
+            out += [f"- {_md(entry)}{_colon(lang)}{_md_code(dsh_text)}" for entry, dsh_text in r.dsh_messages]
         if r.fix:
             out += ["", text("report.markdown.fix", lang), ""] + [f"- {_md(_r(f, lang))}" for f in r.fix]
     prov = _provenance(inputs)
@@ -512,6 +517,8 @@ def _change_rows(result, lang: str = "en") -> list[tuple[str, list[list[str]]]]:
     out = []
     for var in getattr(result, "variants", None) or []:
         rows = [[_text(getattr(c, col)) for col in _CHANGE_COLUMNS] for c in var.changes.itertuples(index=False)]
+        for row in rows:  # hops.diff's kind (changes.csv keeps the English value) in the reader's language
+            row[2] = text(f"experiment.kind.{row[2]}", lang) if row[2] else row[2]
         groups: dict[tuple[str, ...], list[str]] = {}
         for row in rows:
             groups.setdefault(_group_key(row), []).append(row[0])
@@ -559,10 +566,11 @@ def _top_rules(summary) -> list[tuple[str, str]]:
     return [(str(r.variant), str(r.top_rule)) for r in summary.itertuples(index=False) if not _missing(r.top_rule)]
 
 
-def _sentence(result) -> str | None:
+def _sentence(result, lang: str = "en") -> str | None:
+    """The comparison's sentence (``judge.compare``'s ``Message``) in ``lang``; None without a comparison."""
     comparison = getattr(result, "comparison", None)
-    if isinstance(comparison, dict):
-        return comparison.get("sentence")
+    if isinstance(comparison, dict) and comparison.get("sentence"):
+        return _r(comparison["sentence"], lang)
     return None
 
 
@@ -570,7 +578,7 @@ def experiment_sentence(result, *, lang: str | None = None) -> str:
     """The experiment in one line (``verify --experiment`` text output): the comparison's sentence, or
     when there is none (one variant) each variant's refused count."""
     lang = _lang(lang)
-    sentence = _sentence(result)
+    sentence = _sentence(result, lang)
     if sentence:
         return sentence
     return "; ".join(
@@ -599,7 +607,8 @@ def experiment_markdown(result, *, lang: str | None = None) -> str:
     experiment's own, in English). The figure is the HTML's (and ``refusals.png``)."""
     lang = _lang(lang)
     out = [f"## {text('experiment.title', lang)}", ""]
-    out += [f"- {label}: {_md_code(code) if code else ''}{_md(txt)}" for label, code, txt in _sent_facts(result, lang)]
+    c = _colon(lang)
+    out += [f"- {label}{c}{_md_code(code) if code else ''}{_md(txt)}" for label, code, txt in _sent_facts(result, lang)]
     out += ["", f"### {text('experiment.changed', lang)}", ""]
     for var, (name, rows) in zip(result.variants, _change_rows(result, lang)):
         if not rows:
@@ -620,8 +629,8 @@ def experiment_markdown(result, *, lang: str | None = None) -> str:
     rules = _top_rules(result.summary)
     if rules:
         out += ["", text("experiment.top_rule", lang), ""]
-        out += [f"- {_md(name)}: {_md_code(rule)}" for name, rule in rules]
-    sentence = _sentence(result)
+        out += [f"- {_md(name)}{_colon(lang)}{_md_code(rule)}" for name, rule in rules]
+    sentence = _sentence(result, lang)
     if sentence:
         out += ["", f"**{_md(sentence)}**"]
     return "\n".join(out) + "\n"
@@ -638,7 +647,7 @@ def experiment_html(result, *, lang: str | None = None) -> str:
     left out."""
     lang = _lang(lang)
     facts = "".join(
-        f"<li>{escape(label)}: {f'<code>{escape(code)}</code>' if code else ''}{escape(txt)}</li>"
+        f"<li>{escape(label)}{_colon(lang)}{f'<code>{escape(code)}</code>' if code else ''}{escape(txt)}</li>"
         for label, code, txt in _sent_facts(result, lang)
     )
     changes = []
@@ -664,12 +673,12 @@ def experiment_html(result, *, lang: str | None = None) -> str:
     rules = _top_rules(result.summary)
     rules_html = (
         f"<p>{escape(text('experiment.top_rule', lang))}</p><ul>"
-        + "".join(f"<li>{escape(name)}: <code>{escape(rule)}</code></li>" for name, rule in rules)
+        + "".join(f"<li>{escape(name)}{_colon(lang)}<code>{escape(rule)}</code></li>" for name, rule in rules)
         + "</ul>"
         if rules
         else ""
     )
-    sentence = _sentence(result)
+    sentence = _sentence(result, lang)
     if _dry(result):
         figure = ""
     elif figure_available():

@@ -1,4 +1,4 @@
-"""The experiment section: the variants' table, the comparison, the conclusions."""
+"""The experiment section: the variants' table, the comparison, the conclusions, the change kinds."""
 
 from __future__ import annotations
 
@@ -74,4 +74,55 @@ MESSAGES: dict[str, dict[str, str]] = {
     "experiment.col.accepted": {"en": "accepted", "zh-CN": "接受"},
     "experiment.col.refused": {"en": "refused", "zh-CN": "拒绝"},
     "experiment.col.filled empty": {"en": "filled empty", "zh-CN": "填空值"},
+    # compare's sentence (judge.compare): the numbers and variant names are parameters, never translated
+    "experiment.compare.sentence": {
+        "en": "{a}: {ka} of {na} calls refused ({la}–{ha}%); {b}: {kb} of {nb} ({lb}–{hb}%). "
+        "Difference {d} points (95% interval {lo} to {hi}), Fisher exact p = {p}: {conclusion}",
+        "zh-CN": "{a}：{na} 次调用中 {ka} 次被拒（{la}–{ha}%）；{b}：{nb} 次中 {kb} 次（{lb}–{hb}%）。"
+        "差值 {d} 个百分点（95% 区间 {lo} 至 {hi}），Fisher 精确检验 p = {p}：{conclusion}",
+    },
+    "experiment.compare.explained": {
+        "en": "the change explains the refusals.",
+        "zh-CN": "拒绝可归因于这一改动。",
+    },
+    "experiment.compare.unclear": {
+        "en": "N is too small to tell these apart; send more samples.",
+        "zh-CN": "样本量 N 太小，无法区分二者；请增加样本。",
+    },
+    "experiment.compare.no_calls": {
+        "en": "{a}: {ka} of {na} calls refused; {b}: {kb} of {nb}: no calls to compare on {which}; send more samples.",
+        "zh-CN": "{a}：{na} 次调用中 {ka} 次被拒；{b}：{nb} 次中 {kb} 次：{which} 没有可比较的调用；请增加样本。",
+    },
+    "experiment.compare.both": {"en": "{a} and {b}", "zh-CN": "{a} 和 {b}"},
+    # what a variant changed, in hops.diff's vocabulary (hops.KINDS: the value stays English in changes.csv)
+    "experiment.kind.protocol converted": {"en": "protocol converted", "zh-CN": "协议转换"},
+    "experiment.kind.model renamed": {"en": "model renamed", "zh-CN": "模型改名"},
+    "experiment.kind.key dropped": {"en": "key dropped", "zh-CN": "丢弃键"},
+    "experiment.kind.key added": {"en": "key added", "zh-CN": "新增键"},
+    "experiment.kind.value changed": {"en": "value changed", "zh-CN": "值变更"},
+    "experiment.kind.tool dropped": {"en": "tool dropped", "zh-CN": "丢弃工具"},
+    "experiment.kind.tool added": {"en": "tool added", "zh-CN": "新增工具"},
+    "experiment.kind.strict added": {"en": "strict added", "zh-CN": "新增 strict"},
+    "experiment.kind.strict removed": {"en": "strict removed", "zh-CN": "移除 strict"},
+    "experiment.kind.strict changed": {"en": "strict changed", "zh-CN": "strict 变更"},
+    "experiment.kind.required changed": {"en": "required changed", "zh-CN": "required 变更"},
+    "experiment.kind.additionalProperties injected": {
+        "en": "additionalProperties injected",
+        "zh-CN": "注入 additionalProperties",
+    },
+    "experiment.kind.additionalProperties removed": {
+        "en": "additionalProperties removed",
+        "zh-CN": "移除 additionalProperties",
+    },
+    "experiment.kind.additionalProperties changed": {
+        "en": "additionalProperties changed",
+        "zh-CN": "additionalProperties 变更",
+    },
+    "experiment.kind.property dropped": {"en": "property dropped", "zh-CN": "丢弃属性"},
+    "experiment.kind.property added": {"en": "property added", "zh-CN": "新增属性"},
+    "experiment.kind.property rewritten": {"en": "property rewritten", "zh-CN": "改写属性"},
+    "experiment.kind.key removed": {"en": "key removed", "zh-CN": "移除键"},
+    "experiment.kind.header removed": {"en": "header removed", "zh-CN": "移除请求头"},
+    "experiment.kind.header added": {"en": "header added", "zh-CN": "新增请求头"},
+    "experiment.kind.header changed": {"en": "header changed", "zh-CN": "请求头变更"},
 }

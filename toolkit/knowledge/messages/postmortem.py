@@ -1,7 +1,87 @@
-"""The postmortem template: its headings, table columns and the sentences its code writes."""
+"""The postmortem template: its headings, table columns and the sentences its code writes.
+
+The English column labels are the column names the template showed before it was translated, so the
+English write-up is unchanged. Identifiers shown as data (layer names, policies, modes, rule ids, entry
+points) and every upstream text stay as they are in both languages.
+"""
 
 from __future__ import annotations
 
 __all__ = ["MESSAGES"]
 
-MESSAGES: dict[str, dict[str, str]] = {}
+MESSAGES: dict[str, dict[str, str]] = {
+    "postmortem.title": {
+        "en": "Tool calls refused after the gateway migration",
+        "zh-CN": "网关迁移后工具调用被拒绝",
+    },
+    # the timeline
+    "postmortem.timeline.request": {"en": "{api} request to {model}", "zh-CN": "发往 {model} 的 {api} 请求"},
+    "postmortem.timeline.tool_result": {"en": "tool result for {call_id}", "zh-CN": "{call_id} 的工具结果"},
+    # column labels of the tables the template shows
+    "postmortem.col.time": {"en": "time", "zh-CN": "时间"},
+    "postmortem.col.source": {"en": "source", "zh-CN": "来源"},
+    "postmortem.col.what": {"en": "what", "zh-CN": "事件"},
+    "postmortem.col.outcome": {"en": "outcome", "zh-CN": "结果"},
+    "postmortem.col.calls": {"en": "calls", "zh-CN": "工具调用"},
+    "postmortem.col.severity": {"en": "severity", "zh-CN": "严重程度"},
+    "postmortem.col.layer": {"en": "layer", "zh-CN": "层"},
+    "postmortem.col.line": {"en": "line", "zh-CN": "行号"},
+    "postmortem.col.message": {"en": "message", "zh-CN": "信息"},
+    "postmortem.col.dsh_message": {"en": "dsh_message", "zh-CN": "DSH 原文"},
+    "postmortem.col.call_id": {"en": "call_id", "zh-CN": "调用 ID"},
+    "postmortem.col.tool": {"en": "tool", "zh-CN": "工具"},
+    "postmortem.col.strict_state": {"en": "strict_state", "zh-CN": "strict 状态"},
+    "postmortem.col.arguments": {"en": "arguments", "zh-CN": "参数"},
+    "postmortem.col.exchange_id": {"en": "exchange_id", "zh-CN": "交换 ID"},
+    "postmortem.col.declared_input": {"en": "declared_input", "zh-CN": "声明的输入"},
+    "postmortem.col.images_sent": {"en": "images_sent", "zh-CN": "发送的图片"},
+    "postmortem.col.placeholder": {"en": "placeholder", "zh-CN": "占位符"},
+    "postmortem.col.verdict": {"en": "verdict", "zh-CN": "结论"},
+    "postmortem.col.entry_point": {"en": "entry point", "zh-CN": "入口"},
+    "postmortem.col.dsh_text": {"en": "DSH's text", "zh-CN": "DSH 原文"},
+    "postmortem.col.mode": {"en": "mode", "zh-CN": "沙箱模式"},
+    "postmortem.col.granted_mode": {"en": "granted_mode", "zh-CN": "授予的模式"},
+    "postmortem.col.agrees": {"en": "agrees", "zh-CN": "与记录一致"},
+    "postmortem.col.kind": {"en": "kind", "zh-CN": "类型"},
+    "postmortem.col.rule_id": {"en": "rule_id", "zh-CN": "规则 ID"},
+    "postmortem.col.field": {"en": "field", "zh-CN": "字段"},
+    "postmortem.col.question": {"en": "question", "zh-CN": "问题"},
+    "postmortem.col.answer": {"en": "answer", "zh-CN": "回答"},
+    "postmortem.col.actor": {"en": "actor", "zh-CN": "责任方"},
+    "postmortem.col.settled": {"en": "settled", "zh-CN": "已确定"},
+    "postmortem.col.policy": {"en": "policy", "zh-CN": "策略"},
+    # the what-if outcomes (toolkit.analysis.whatif.OUTCOMES), as column labels of the pivot table
+    "postmortem.outcome.avoided": {"en": "avoided", "zh-CN": "可避免"},
+    "postmortem.outcome.still fails": {"en": "still fails", "zh-CN": "仍失败"},
+    "postmortem.outcome.newly fails": {"en": "newly fails", "zh-CN": "新增失败"},
+    "postmortem.outcome.no failure": {"en": "no failure", "zh-CN": "无失败"},
+    # the root causes, one per failing layer
+    "postmortem.cause.bullet": {"en": "* **{name}**: {text}", "zh-CN": "* **{name}**：{text}"},
+    "postmortem.cause.capability.name": {"en": "capability", "zh-CN": "能力"},
+    "postmortem.cause.capability.text": {
+        "en": "The model entry declares no image input, so images never reach the model (`input` is the key; "
+        "`inputModalities` is ignored by llm-pi-ai).",
+        "zh-CN": "模型条目没有声明图片输入，图片因此始终到不了模型（键名是 `input`；llm-pi-ai 会忽略 `inputModalities`）。",
+    },
+    "postmortem.cause.schema.name": {"en": "schema and protocol", "zh-CN": "schema 与协议"},
+    "postmortem.cause.schema.text": {
+        "en": "The route does not declare strict support, so pi-ai leaves `strict` out and the gateway reads the "
+        'tools as strict: the model fills every optional field, `justification: ""` among them.',
+        "zh-CN": "路由没有声明支持 strict，pi-ai 因此不发送 `strict`，而网关把这些工具当作 strict 读取："
+        '模型填写了所有可选字段，其中包括 `justification: ""`。',
+    },
+    "postmortem.cause.runtime.name": {"en": "runtime policy", "zh-CN": "运行时策略"},
+    "postmortem.cause.runtime.text": {
+        "en": "DSH advertises the escalation fields even in `danger-full-access`, refuses an empty justification, "
+        "and refuses a request for the mode the session already has.",
+        "zh-CN": "即使在 `danger-full-access` 模式下，DSH 仍提供提权字段；它拒绝空的 justification，"
+        "也拒绝申请会话当前已有的模式。",
+    },
+    "postmortem.no_layer_failed": {"en": "No layer failed.", "zh-CN": "没有失败的层。"},
+    # the fixes and the experiment
+    "postmortem.no_fix": {"en": "The settings need no change.", "zh-CN": "配置无需修改。"},
+    "postmortem.no_experiment": {
+        "en": "No experiment was named (EXPERIMENT = None).",
+        "zh-CN": "未指定实验（EXPERIMENT = None）。",
+    },
+}

@@ -25,6 +25,7 @@ import yaml
 
 from toolkit.errors import InputError
 from toolkit.knowledge import litellm_config as llc
+from toolkit.knowledge.messages import Joined, Message
 from toolkit.layers.config.findings import Finding, findings_frame
 from toolkit.sources.yaml_text import Loc, path_text
 from toolkit.sources.yaml_text import compose as compose_yaml
@@ -113,26 +114,36 @@ class GatewayConfig:
         """``litellm-config.yaml line 12: `model_info.supports_vision: false``` for a declared field."""
         value = d.declared.get(key)
         shown = str(value).lower() if isinstance(value, bool) else repr(value)
-        return f"{self.name} line {self.line(('model_list', d.index, 'model_info', key))}: `model_info.{key}: {shown}`"
+        line = self.line(("model_list", d.index, "model_info", key))
+        return Message("config.gateway.where", file=self.name, line=line, name=key, value=shown)
 
     def _flag_source(self, d: llc.Deployment, key: str) -> str:
         value, source = llc.resolve(d, key, _registered(self))
         if source == "model_info":
             return self.where(d, key)
-        shown = "left out" if value is None else str(value).lower()
+        shown = Message("config.gateway.left_out") if value is None else str(value).lower()
         if source == "registered":
             other = next(
                 o
                 for o in reversed(self.deployments)
                 if llc.registration_key(o) == llc.registration_key(d) and key in o.declared
             )
-            return (
-                f"{self.where(other, key)} of `{other.model_name}`, which LiteLLM writes into its cost map for "
-                f"`{d.underlying}`, so `{d.model_name}` inherits it"
+            return Message(
+                "config.gateway.registered",
+                where=self.where(other, key),
+                other=other.model_name,
+                underlying=d.underlying,
+                model=d.model_name,
             )
         if source == "cost map":
-            return f"LiteLLM {self.litellm}'s cost map: `{d.underlying}` has `{key}` {shown}"
-        return f"no `model_info.{key}`, and LiteLLM {self.litellm}'s cost map does not know `{d.underlying}`"
+            return Message(
+                "config.gateway.cost_map", version=self.litellm, underlying=d.underlying, name=key, value=shown
+            )
+        return Message("config.gateway.unknown_to_cost_map", name=key, version=self.litellm, underlying=d.underlying)
+
+    def _sources(self, deployments: Any, key: str) -> str:
+        """Each deployment's source for ``key``, each once, joined by ``; ``."""
+        return Joined("; ", dict.fromkeys(self._flag_source(d, key) for d in deployments))
 
     def vision(self, model: str) -> GatewayVision:
         """What the gateway declares about images for ``model`` (as a client names it)."""
@@ -142,33 +153,29 @@ class GatewayConfig:
                 model,
                 "not-listed",
                 self.name,
-                f"the gateway ({self.name}) lists no model `{model}`: LiteLLM answers "
-                f"`{llc.unknown_model_text(model).splitlines()[0]}`",
+                Message(
+                    "config.gateway.not_listed",
+                    file=self.name,
+                    model=model,
+                    litellm_text=llc.unknown_model_text(model).splitlines()[0],
+                ),
             )
         registered = _registered(self)
         targets = llc.image_targets(g, self.deployments)
         if all(llc.declares_no_vision(d, registered) for d in targets):
-            source = "; ".join(dict.fromkeys(self._flag_source(d, "supports_vision") for d in targets))
+            source = self._sources(targets, "supports_vision")
             return GatewayVision(
-                model,
-                "text-only",
-                source,
-                f"the gateway declares `{model}` text-only ({source}); LiteLLM still forwards an image to it "
-                "(its router only prefers deployments that do not declare `supports_vision: false`)",
+                model, "text-only", source, Message("config.gateway.text_only", model=model, source=source)
             )
         if g.info["supports_vision"]:
             capable = [d for d in targets if llc.resolve(d, "supports_vision", registered)[0] is True]
-            source = "; ".join(dict.fromkeys(self._flag_source(d, "supports_vision") for d in capable))
+            source = self._sources(capable, "supports_vision")
             return GatewayVision(
-                model, "image-capable", source, f"the gateway declares `{model}` image-capable ({source})"
+                model, "image-capable", source, Message("config.gateway.image_capable", model=model, source=source)
             )
-        source = "; ".join(dict.fromkeys(self._flag_source(d, "supports_vision") for d in targets))
+        source = self._sources(targets, "supports_vision")
         return GatewayVision(
-            model,
-            "undeclared",
-            source,
-            f"the gateway declares nothing about images for `{model}` ({source}): LiteLLM forwards the image "
-            "and its /model_group/info says `supports_vision: false`",
+            model, "undeclared", source, Message("config.gateway.vision_undeclared", model=model, source=source)
         )
 
     def findings(self, settings: Settings | None = None) -> pd.DataFrame:
@@ -245,7 +252,8 @@ def gateway_findings(gateway: GatewayConfig, settings: Settings | None = None) -
     out: list[Finding] = []
     for p in gateway.problems:
         if p.code == "no-model-list":
-            out.append(_finding(gateway, "warning", "gateway-no-model-list", (), f"{gateway.name}: {p.message}"))
+            said = Message("config.gateway.problem", file=gateway.name, problem=p.message)
+            out.append(_finding(gateway, "warning", "gateway-no-model-list", (), said))
         elif p.code == "flag-not-a-bool":
             out.append(
                 _finding(
@@ -253,8 +261,8 @@ def gateway_findings(gateway: GatewayConfig, settings: Settings | None = None) -
                     "warning",
                     "gateway-flag-not-bool",
                     p.path,
-                    f"{gateway.name}: {p.message}",
-                    fix="write `true` or `false`",
+                    Message("config.gateway.problem", file=gateway.name, problem=p.message),
+                    fix=Message("config.gateway.flag_not_bool.fix"),
                 )
             )
     if settings is None:
@@ -262,7 +270,7 @@ def gateway_findings(gateway: GatewayConfig, settings: Settings | None = None) -
     registered = _registered(gateway)
     for m in settings.models.itertuples(index=False):
         model = str(m.id)
-        route = f"route `{m.route}` model `{model}`"
+        route = Message("config.gateway.route_model", route=m.route, model=model)
         g = gateway.group(model)
         if g is None:
             out.append(
@@ -271,9 +279,14 @@ def gateway_findings(gateway: GatewayConfig, settings: Settings | None = None) -
                     "warning",
                     "gateway-model-missing",
                     ("model_list",),
-                    f"{route}: the gateway ({gateway.name}) lists no model `{model}`; if this route goes through it, "
-                    f"LiteLLM answers `{llc.unknown_model_text(model).splitlines()[0]}`",
-                    fix=f"add a `model_name: {model}` entry to {gateway.name}, or point the route elsewhere",
+                    Message(
+                        "config.gateway.model_missing",
+                        route=route,
+                        file=gateway.name,
+                        model=model,
+                        litellm_text=llc.unknown_model_text(model).splitlines()[0],
+                    ),
+                    fix=Message("config.gateway.model_missing.fix", model=model, file=gateway.name),
                 )
             )
             continue
@@ -287,9 +300,14 @@ def gateway_findings(gateway: GatewayConfig, settings: Settings | None = None) -
                     "error",
                     "gateway-text-only",
                     ("model_list", first.index, "model_info", "supports_vision"),
-                    f"{route} declares `input: {list(declared)}` ({m.input_source}), but {vision.sentence}",
-                    fix=f"declare `input: [text]` for `{model}` in DSH's route, or give the gateway a deployment "
-                    "with `model_info.supports_vision: true` whose backend takes images",
+                    Message(
+                        "config.gateway.text_only_finding",
+                        route=route,
+                        input=str(list(declared)),
+                        source=m.input_source,
+                        sentence=vision.sentence,
+                    ),
+                    fix=Message("config.gateway.text_only_finding.fix", model=model),
                 )
             )
         elif "image" in declared and vision.state == "undeclared":
@@ -299,23 +317,27 @@ def gateway_findings(gateway: GatewayConfig, settings: Settings | None = None) -
                     "info",
                     "gateway-vision-undeclared",
                     ("model_list", first.index),
-                    f"{route} declares `input: {list(declared)}` ({m.input_source}); {vision.sentence}",
-                    fix=f"declare `model_info.supports_vision` for `{model}` in {gateway.name}",
+                    Message(
+                        "config.gateway.vision_undeclared_finding",
+                        route=route,
+                        input=str(list(declared)),
+                        source=m.input_source,
+                        sentence=vision.sentence,
+                    ),
+                    fix=Message("config.gateway.vision_undeclared_finding.fix", model=model, file=gateway.name),
                 )
             )
         no_tools = [d for d in g.deployments if llc.resolve(d, "supports_function_calling", registered)[0] is False]
         if no_tools and len(no_tools) == len(g.deployments):
-            source = "; ".join(dict.fromkeys(gateway._flag_source(d, "supports_function_calling") for d in no_tools))
+            source = gateway._sources(no_tools, "supports_function_calling")
             out.append(
                 _finding(
                     gateway,
                     "warning",
                     "gateway-no-tools",
                     ("model_list", no_tools[0].index, "model_info", "supports_function_calling"),
-                    f"{route}: DSH sends its tools on every request, but the gateway declares `{model}` without "
-                    f"tool calls ({source}); LiteLLM forwards the tools anyway, so the backend decides",
-                    fix=f"check that `{model}`'s backend takes tools, then declare "
-                    "`model_info.supports_function_calling: true`",
+                    Message("config.gateway.no_tools", route=route, model=model, source=source),
+                    fix=Message("config.gateway.no_tools.fix", model=model),
                 )
             )
     return out

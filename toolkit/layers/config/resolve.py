@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import pandas as pd
 import yaml
 
 from toolkit.capture.frames import declare, fixed
@@ -54,15 +55,15 @@ MODELS = declare(
         "api": "string",
         "base_url": "string",
         "input": object,  # tuple of modalities
-        "input_source": "string",
+        "input_source": object,  # a toolkit Message: English str, rendered in zh-CN by the report
         "context_window": "Int64",
-        "context_window_source": "string",
+        "context_window_source": object,  # a toolkit Message: English str, rendered in zh-CN by the report
         "max_tokens": "Int64",
-        "max_tokens_source": "string",
+        "max_tokens_source": object,  # a toolkit Message: English str, rendered in zh-CN by the report
         "supports_strict_mode": "boolean",
-        "strict_mode_source": "string",
+        "strict_mode_source": object,  # a toolkit Message: English str, rendered in zh-CN by the report
         "strict_mode_local_default": "boolean",
-        "strict_mode_winner": "string",
+        "strict_mode_winner": object,  # a toolkit Message: English str, rendered in zh-CN by the report
         "tool_strict": fixed(*TOOL_STRICT),
         "compat": object,  # the compat DSH hands pi-ai (offered route switches, then the model's), or None
         "line": "Int64",
@@ -159,8 +160,12 @@ class Resolver:
     def _keys_under(self, path: tuple[Any, ...]) -> set[Any]:
         return {p[len(path)] for p in self.locs if len(p) > len(path) and p[: len(path)] == path}
 
-    def _what(self) -> str:
-        return "the settings text (text=)" if self.source == TEXT_SOURCE else f"settings file {self.source}"
+    def _what(self) -> Message:
+        return (
+            Message("config.what.text")
+            if self.source == TEXT_SOURCE
+            else Message("config.what.file", source=self.source)
+        )
 
     # -- the run ---------------------------------------------------------------------------------
     def run(self) -> None:
@@ -174,15 +179,17 @@ class Resolver:
                     "error",
                     "yaml-syntax",
                     (),
-                    f"YAML syntax error in {self._what()}: {what}",
+                    Message("config.yaml_syntax", what=self._what(), problem=what),
                     line=mark.line + 1 if mark else None,
                     column=mark.column + 1 if mark else None,
-                    fix="correct the YAML at that line",
+                    fix=Message("config.yaml_syntax.fix"),
                 )
             )
             return
         except yaml.YAMLError as exc:
-            self.findings.append(Finding("error", "yaml-syntax", (), f"YAML error in {self._what()}: {exc}"))
+            self.findings.append(
+                Finding("error", "yaml-syntax", (), Message("config.yaml_error", what=self._what(), problem=str(exc)))
+            )
             return
         if self.data is None:
             self.data = {}
@@ -191,9 +198,10 @@ class Resolver:
                 "error",
                 "not-a-mapping",
                 (),
-                f"{self._what()} is a YAML {type(self.data).__name__}, not a mapping of namespaces",
-                fix="write the settings as `namespace: {...}` mappings"
-                + (" (to read a file, pass its path, not text=)" if self.source == TEXT_SOURCE else ""),
+                Message("config.not_a_mapping", what=self._what(), kind=type(self.data).__name__),
+                fix=Message(
+                    "config.not_a_mapping.fix_text" if self.source == TEXT_SOURCE else "config.not_a_mapping.fix"
+                ),
             )
             return
         self._providers()
@@ -208,13 +216,15 @@ class Resolver:
                 "error",
                 "section-not-a-mapping",
                 (namespace,),
-                f"`{namespace}:` is {'empty' if section is None else 'not a mapping'}: DSH refuses the namespace",
+                Message(
+                    "config.section_empty" if section is None else "config.section_not_a_mapping", namespace=namespace
+                ),
                 dsh_message=dsh.section_not_object(namespace),
-                fix=f"give `{namespace}:` its keys, or delete the line",
+                fix=Message("config.section.fix", namespace=namespace),
             )
         return isinstance(section, dict)
 
-    def _schema(self, code: str, path: tuple[Any, ...], message: str, detail: str, fix: str) -> None:
+    def _schema(self, code: str, path: tuple[Any, ...], message: Message, detail: str, fix: Message) -> None:
         """A value the namespace's schemastery schema refuses (``path`` starts at the namespace)."""
         self.add("error", code, path, message, dsh_message=dsh.schema_error(tuple(path[1:]), detail), fix=fix)
 
@@ -228,7 +238,13 @@ class Resolver:
             detail = f"expected number multiple of 1 but got {_js(value)}"
         else:
             return
-        self._schema("invalid-size", path, f"`{path[-1]}` must be a positive integer", detail, "write a whole number")
+        self._schema(
+            "invalid-size",
+            path,
+            Message("config.invalid_size", name=path[-1]),
+            detail,
+            Message("config.invalid_size.fix"),
+        )
 
     def _modalities(self, path: tuple[Any, ...], value: object) -> None:
         if not isinstance(value, list):
@@ -238,14 +254,14 @@ class Resolver:
                 self._schema(
                     "unknown-modality",
                     path + (i,),
-                    f"`{modality}` is not an input modality",
+                    Message("config.unknown_modality", modality=modality),
                     f"expected {_union(dsh.MODALITIES)} but got {json.dumps(modality, ensure_ascii=False)}",
-                    f"use {' or '.join(dsh.MODALITIES)}",
+                    Message("config.use", choices=_either(dsh.MODALITIES)),
                 )
 
     def _providers(self) -> None:
         if dsh.NAMESPACE not in self.data:
-            self.add("info", "no-routes", (), f"no `{dsh.NAMESPACE}:` section: llm-pi-ai mounts with zero routes")
+            self.add("info", "no-routes", (), Message("config.no_routes", namespace=dsh.NAMESPACE))
             return
         if not self._section(dsh.NAMESPACE):
             return
@@ -256,10 +272,10 @@ class Resolver:
                 "error",
                 "providers-array",
                 base,
-                "providers must be a dict keyed by route id",
+                Message("config.providers_array"),
                 dsh_message=dsh.schema_error(("providers",), f"expected object but got {_js(providers)}"),
                 dsh_messages=(("resolveProfiles", dsh.PROVIDERS_ARRAY),),
-                fix="write each profile under its route id",
+                fix=Message("config.providers_array.fix"),
             )
             return
         for route, profile in (providers or {}).items():
@@ -272,13 +288,11 @@ class Resolver:
                     "error",
                     "removed-key",
                     path + (key,),
-                    f"`{key}` was removed from llm-pi-ai profiles",
+                    Message("config.removed_key", name=key),
                     dsh_message=dsh.removed_field(route, key),
-                    fix=f"delete `{key}`"
-                    + (
-                        " (the dict key names the route)"
-                        if key == "provider"
-                        else "; compose agent recovery with dsh-llm-retry"
+                    fix=Message(
+                        "config.removed_key.fix_provider" if key == "provider" else "config.removed_key.fix_retry",
+                        name=key,
                     ),
                     edits=[yaml_text.delete_key(self.locs, path + (key,), "removed key")],
                 )
@@ -287,9 +301,9 @@ class Resolver:
             self._schema(
                 "unsupported-api",
                 path + ("api",),
-                f"api `{api}` is not one a configured llm-pi-ai route may name",
+                Message("config.unsupported_api", api=api),
                 f"expected {_union(dsh.SUPPORTED_PROTOCOLS)} but got {json.dumps(api, ensure_ascii=False)}",
-                f"use one of {', '.join(dsh.SUPPORTED_PROTOCOLS)}",
+                Message("config.use_one_of", choices=", ".join(dsh.SUPPORTED_PROTOCOLS)),
             )
         for key in ("defaultContextWindow", "defaultMaxTokens"):
             if p.get(key) is not None:
@@ -301,9 +315,9 @@ class Resolver:
                 "error",
                 "invalid-credential-ref",
                 path + ("apiKeyEnv",),
-                f"`apiKeyEnv: {ref}` is not an environment variable name",
+                Message("config.invalid_credential_ref", ref=ref),
                 dsh_message=dsh.credential_ref_invalid(ref),
-                fix="name the variable that holds the key (letters, digits, underscores)",
+                fix=Message("config.invalid_credential_ref.fix"),
             )
         for key in ("baseURL", "displayName"):
             if p.get(key) == "":
@@ -311,9 +325,9 @@ class Resolver:
                     "error",
                     "empty-field",
                     path + (key,),
-                    f"`{key}` is empty",
+                    Message("config.empty_field", name=key),
                     dsh_message=dsh.empty_field(route, key),
-                    fix=f"give `{key}` a value or delete it",
+                    fix=Message("config.empty_field.fix", name=key),
                 )
         default_input = p.get("defaultInput", list(dsh.DEFAULT_INPUT))
         if isinstance(default_input, list) and not default_input:
@@ -321,9 +335,9 @@ class Resolver:
                 "error",
                 "empty-default-input",
                 path + ("defaultInput",),
-                "`defaultInput` is empty",
+                Message("config.empty_field", name="defaultInput"),
                 dsh_message=dsh.empty_default_input(route),
-                fix="set `defaultInput: [text]` or delete it",
+                fix=Message("config.empty_default_input.fix"),
                 edits=[
                     yaml_text.replace_value(self.text, self.locs, path + ("defaultInput",), "[text]", "defaultInput")
                 ],
@@ -371,9 +385,9 @@ class Resolver:
                 "error",
                 "no-models",
                 path,
-                "the route lists no models and is not in the installed catalog",
+                Message("config.no_models"),
                 dsh_message=dsh.no_models(route),
-                fix="list the route's models under `models:`",
+                fix=Message("config.no_models.fix"),
             )
         apis_on_route = self._entries(ctx, entries)
         for fieldname in ctx.compat or {}:
@@ -383,9 +397,9 @@ class Resolver:
                     "error",
                     "compat-unreadable",
                     path + ("compat", fieldname),
-                    f"route compat `{fieldname}` is taken by no model's api on this route",
+                    Message("config.compat_unreadable", field=fieldname),
                     dsh_message=dsh.compat_unreadable_on_route(route, fieldname),
-                    fix=f"delete `{fieldname}`",
+                    fix=Message("config.delete", name=fieldname),
                 )
 
     def _entries(self, ctx: RouteContext, entries: list[Any]) -> set[str]:
@@ -400,9 +414,9 @@ class Resolver:
                 self._schema(
                     "missing-model-id",
                     mpath + ("id",),
-                    "a model entry has no id",
+                    Message("config.model_without_id"),
                     "missing required value",
-                    "give the entry an `id`",
+                    Message("config.model_without_id.fix"),
                 )
                 continue
             for key in ("contextWindow", "maxTokens"):
@@ -415,9 +429,9 @@ class Resolver:
                     "error",
                     "empty-model-id",
                     mpath,
-                    "a model entry has no id",
+                    Message("config.model_without_id"),
                     dsh_message=dsh.empty_model_id(route),
-                    fix="give the entry an `id`",
+                    fix=Message("config.model_without_id.fix"),
                 )
                 continue
             if mid in seen:
@@ -425,9 +439,9 @@ class Resolver:
                     "error",
                     "duplicate-model",
                     mpath + ("id",),
-                    f"model `{mid}` is listed twice on route `{route}`",
+                    Message("config.duplicate_model", model=mid, route=route),
                     dsh_message=dsh.duplicate_model(route, mid),
-                    fix="delete or rename one of the entries",
+                    fix=Message("config.duplicate_model.fix"),
                 )
                 continue
             seen.add(mid)
@@ -439,9 +453,9 @@ class Resolver:
                     "error",
                     "needs-api",
                     ctx.path,
-                    f"model `{mid}` has no api",
+                    Message("config.needs_api", model=mid),
                     dsh_message=dsh.needs_api(route, mid),
-                    fix="set the route's `api` (e.g. openai-responses)",
+                    fix=Message("config.needs_api.fix"),
                 )
                 continue
             apis.add(model_api)
@@ -450,9 +464,9 @@ class Resolver:
                     "error",
                     "needs-base-url",
                     ctx.path,
-                    f"model `{mid}` has no baseURL",
+                    Message("config.needs_base_url", model=mid),
                     dsh_message=dsh.needs_base_url(route, mid),
-                    fix="set the route's `baseURL`",
+                    fix=Message("config.needs_base_url.fix"),
                 )
             own = entry.get("compat")
             compat: dict[str, Any] = own if isinstance(own, dict) else {}
@@ -470,9 +484,9 @@ class Resolver:
                         "error",
                         "compat-withheld",
                         fpath,
-                        f"compat `{fieldname}` cannot be configured on a route",
+                        Message("config.compat_withheld", field=fieldname),
                         dsh_message=dsh.compat_withheld(route, site, fieldname),
-                        fix="name the catalog provider as the route instead",
+                        fix=Message("config.compat_withheld.fix"),
                         edits=[yaml_text.delete_key(self.locs, fpath, "withheld compat key")],
                     )
                 else:
@@ -480,18 +494,18 @@ class Resolver:
                         "error",
                         "compat-undeclared",
                         fpath,
-                        f"compat `{fieldname}` is not a pi-ai switch",
+                        Message("config.compat_undeclared", field=fieldname),
                         dsh_message=dsh.compat_undeclared(route, site, fieldname),
-                        fix=f"delete `{fieldname}` or correct its spelling",
+                        fix=Message("config.compat_undeclared.fix", field=fieldname),
                     )
             elif value is None:
                 self.add(
                     "error",
                     "compat-valueless",
                     fpath,
-                    f"compat `{fieldname}` has no value",
+                    Message("config.compat_valueless", field=fieldname),
                     dsh_message=dsh.compat_valueless(route, site, fieldname),
-                    fix=f"give `{fieldname}` a value",
+                    fix=Message("config.compat_valueless.fix", field=fieldname),
                 )
 
     def _model(self, m: ModelContext) -> None:
@@ -502,38 +516,42 @@ class Resolver:
                     "error",
                     "compat-wrong-api",
                     m.path + ("compat", fieldname),
-                    f"model `{m.id}` sets compat `{fieldname}`, which api `{m.api}` does not take",
+                    Message("config.compat_wrong_api", model=m.id, field=fieldname, api=m.api),
                     dsh_message=dsh.compat_wrong_api(route, m.id, fieldname, m.api),
-                    fix=f"delete `{fieldname}`",
+                    fix=Message("config.delete", name=fieldname),
                 )
         if "reasoningEfforts" in entry and entry["reasoningEfforts"] in (None, {}):
             self.add(
                 "error",
                 "empty-reasoning-efforts",
                 m.path + ("reasoningEfforts",),
-                "`reasoningEfforts` is empty",
+                Message("config.empty_field", name="reasoningEfforts"),
                 dsh_message=dsh.empty_reasoning_efforts(route, m.id),
-                fix="declare levels, set false, or delete it",
+                fix=Message("config.empty_reasoning_efforts.fix"),
             )
         # input: declaredInput(entry.input) ?? catalog.input ?? [...defaultInput]
         declared = entry.get("input")
         if isinstance(declared, list) and declared:
-            model_input, input_source = tuple(declared), "entry"
+            model_input, input_source = tuple(declared), Message("config.source.entry")
         elif cat.get("input"):
-            model_input, input_source = tuple(cat["input"]), "catalog"
+            model_input, input_source = tuple(cat["input"]), Message("config.source.catalog")
         else:
             model_input = m.route.default_input
-            input_source = "route defaultInput" if "defaultInput" in p else "route defaultInput (default [text])"
+            input_source = (
+                Message("config.source.route_key", name="defaultInput")
+                if "defaultInput" in p
+                else Message("config.source.route_default_input")
+            )
 
-        def sized(key: str, default_key: str, default: int) -> tuple[int | None, str]:
+        def sized(key: str, default_key: str, default: int) -> tuple[int | None, Message]:
             if entry.get(key) is not None:
-                value, source = entry[key], "entry"
+                value, source = entry[key], Message("config.source.entry")
             elif key in cat:
-                value, source = cat[key], "catalog"
+                value, source = cat[key], Message("config.source.catalog")
             elif p.get(default_key) is not None:
-                value, source = p[default_key], "route " + default_key
+                value, source = p[default_key], Message("config.source.route_key", name=default_key)
             else:
-                value, source = default, f"{default_key} default"
+                value, source = default, Message("config.source.key_default", name=default_key)
             return _whole(value), source  # DSH refuses the rest (invalid-size)
 
         context_window, cw_source = sized("contextWindow", "defaultContextWindow", dsh.DEFAULT_CONTEXT_WINDOW)
@@ -555,11 +573,7 @@ class Resolver:
             "supports_strict_mode": strict,
             "strict_mode_source": strict_source,
             "strict_mode_local_default": local_default,
-            "strict_mode_winner": (
-                "provider's resolved value (it always passes one, so convertResponsesTools' `?? true` never applies)"
-                if local_default is not None
-                else None
-            ),
+            "strict_mode_winner": Message("config.source.winner") if local_default is not None else pd.NA,
             "tool_strict": pi_ai.plain_tool_strict(m.api, strict, self.version),
             "compat": self._model_compat(m),
             "line": self._line(m.path),
@@ -580,19 +594,22 @@ class Resolver:
         return {**(under or {}), **configured}
 
     def _strict_mode(self, m: ModelContext) -> tuple[bool | None, str]:
+        """supportsStrictMode and where it came from (a ``Message``, or pi-ai's default as the knowledge says it)."""
         route_compat, cat = m.route.compat or {}, m.catalog
         if "supportsStrictMode" in m.compat:
-            return bool(m.compat["supportsStrictMode"]), "model compat"
+            return bool(m.compat["supportsStrictMode"]), Message("config.source.model_compat")
         if "supportsStrictMode" in route_compat and "supportsStrictMode" in dsh.COMPAT_OFFERED.get(m.api, ()):
-            return bool(route_compat["supportsStrictMode"]), "route compat"
+            return bool(route_compat["supportsStrictMode"]), Message("config.source.route_compat")
         if "supportsStrictMode" in (cat.get("compat") or {}):
-            return bool(cat["compat"]["supportsStrictMode"]), "catalog"
+            return bool(cat["compat"]["supportsStrictMode"]), Message("config.source.catalog")
         if m.route.route in pi_ai.CATALOG_STRICT_MODE and not cat:
-            return pi_ai.CATALOG_STRICT_MODE[m.route.route], f"catalog ({m.route.route} models)"
+            return pi_ai.CATALOG_STRICT_MODE[m.route.route], Message(
+                "config.source.catalog_models", route=m.route.route
+            )
         default = pi_ai.strict_mode_default(m.api, self.version)
         if default is not None:
             return default
-        return None, f"not applicable to {m.api}"
+        return None, Message("config.source.not_applicable", api=m.api)
 
     def _input_findings(self, m: ModelContext, row: dict[str, Any]) -> None:
         has_modalities = "inputModalities" in m.entry
@@ -688,7 +705,7 @@ class Resolver:
             self.default_model = {
                 "route": base_route,
                 "model": base_model,
-                "source": "base default (agent-default-model row)",
+                "source": Message("config.source.base_default_model"),
                 "exists": any(r["route"] == base_route for r in self.routes),
             }
             return
@@ -698,9 +715,9 @@ class Resolver:
                 self._schema(
                     "default-model-incomplete",
                     path + (key,),
-                    f"agent-default-model has no `{key}`",
+                    Message("config.default_model_incomplete", name=key),
                     "missing required value",
-                    f"set `{key}` (agent-default-model takes both provider and model)",
+                    Message("config.default_model_incomplete.fix", name=key),
                 )
         complete = route is not None and model is not None
         exists = complete and (route, model) in {(m["route"], m["id"]) for m in self.models}
@@ -719,17 +736,20 @@ class Resolver:
                 "error",
                 "default-route-missing",
                 path + ("provider",),
-                f"agent-default-model names route `{route}`, which is not configured under llm-pi-ai providers",
-                fix=f"name one of: {', '.join(sorted(routes)) or '(no routes)'}",
+                Message("config.default_route_missing", route=route),
+                fix=Message(
+                    "config.default_route_missing.fix",
+                    routes=", ".join(sorted(routes)) or Message("config.no_routes_listed"),
+                ),
             )
         elif not exists:
             self.add(
                 "error",
                 "default-model-missing",
                 path + ("model",),
-                f"agent-default-model names model `{model}`, which route `{route}` does not list",
+                Message("config.default_model_missing", model=model, route=route),
                 dsh_message=dsh.unknown_model(str(route), str(model)),
-                fix=f"list `{model}` under the route's models",
+                fix=Message("config.default_model_missing.fix", model=model),
             )
 
     def _preset(self) -> None:
@@ -741,8 +761,8 @@ class Resolver:
                     "error",
                     "unknown-preset",
                     ("permission", "defaultPreset"),
-                    f"unknown permission preset `{preset}`",
-                    fix=f"use one of {', '.join(dsh.PRESETS)}",
+                    Message("config.unknown_preset", preset=preset),
+                    fix=Message("config.use_one_of", choices=", ".join(dsh.PRESETS)),
                 )
                 self.default_preset = {
                     "preset": preset,
@@ -766,11 +786,16 @@ class Resolver:
             "preset": None,
             "sandbox_mode": mode,
             "approval": "never" if env_mode == "danger-full-access" else "ask",
-            "source": dsh.PERMISSION_MODE_ENV if env_mode else "base bundle default (sandbox-policy)",
+            "source": dsh.PERMISSION_MODE_ENV if env_mode else Message("config.source.base_sandbox"),
         }
 
 
 _SHELL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")  # dsh-credentials REF_PATTERN
+
+
+def _either(values: tuple[str, ...]) -> str:
+    """``a or b`` (``a or b or c``): the choices, with the toolkit's ``or`` in the reader's language."""
+    return values[0] if len(values) == 1 else Message("config.or", head=_either(values[:-1]), last=values[-1])
 
 
 def _union(values: Iterable[str]) -> str:

@@ -184,7 +184,7 @@ before.summary[["variant", "samples", "calls", "accepted", "refused", "filled_em
 plots.experiment_rates(before.summary)
 
 # %%
-print(before.comparison["sentence"])
+print(report.experiment_sentence(before))
 
 # %% [markdown] tags=["en"]
 # ## The same experiment against a pass-through route
@@ -207,7 +207,7 @@ after.summary[["variant", "samples", "calls", "accepted", "refused", "filled_emp
 plots.experiment_rates(after.summary)
 
 # %%
-print(after.comparison["sentence"])
+print(report.experiment_sentence(after))
 
 # %% [markdown] tags=["en"]
 # ## A model that only sometimes gives in

@@ -81,7 +81,7 @@ def render(
             os.environ[LANG_ENV] = saved
     html, _ = HTMLExporter(
         exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True
-    ).from_notebook_node(nb)
+    ).from_notebook_node(nb, resources={"metadata": {"name": _title(nb, written_in)}})
     html = _FETCHING_BLOCK.sub("", _EXTERNAL_SCRIPT.sub("", html))
     if re.search(r'(src|href)="https?://|import\("https?://', html):
         raise SystemExit(f"{out}: the rendered report still links an external resource")
@@ -89,6 +89,21 @@ def render(
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(html, encoding="utf-8")
     return out
+
+
+def _title(nb, lang: str) -> str:
+    """The HTML's ``<title>``: the write-up's ``TITLE`` (its parameters cell, then any injected one), else
+    the default title in the notebook's language."""
+    from toolkit.knowledge.messages import text
+
+    title = None
+    for cell in nb.cells:
+        if cell.cell_type == "code" and {"parameters", "injected-parameters"} & set(cell.metadata.get("tags", [])):
+            for node in ast.parse(cell.source).body:
+                if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "TITLE" for t in node.targets):
+                    value = node.value.value if isinstance(node.value, ast.Constant) else None
+                    title = value if isinstance(value, str) and value else None
+    return title or text("postmortem.title", lang)
 
 
 def _value(text: str) -> Any:

@@ -61,6 +61,7 @@ def test_postmortem_renders_offline_with_every_section(tmp_path, evidence):
     for heading in ("Summary", "Timeline", "Evidence by layer", "Root causes", "Fixes"):
         assert f">{heading}<" in html
     assert ">Tool calls refused after the gateway migration<" in html  # the default title
+    assert "<title>Tool calls refused after the gateway migration</title>" in html  # not nbconvert's "Notebook"
     assert "invalid justification: expected a non-empty sentence" in html
     shown = htmllib.unescape(html)
     assert not [t for t in texts if t not in shown]  # every text DSH showed, character for character
@@ -75,6 +76,7 @@ def test_postmortem_renders_in_chinese_with_upstream_texts_verbatim(tmp_path, ev
     for heading in ("事后复盘", "摘要", "时间线", "各层的证据", "根因", "修复"):
         assert f">{heading}<" in html
     assert f">{text('postmortem.title', 'zh-CN')}<" in html
+    assert f"<title>{text('postmortem.title', 'zh-CN')}</title>" in html
     for r in result.results:  # the verdict words of the layers as verify judged them
         assert f'font-weight:bold">{text(f"verdict.{r.verdict}", "zh-CN")}</td>' in html
     for cause in ("capability", "schema", "runtime"):  # every layer of the recorded incident fails
@@ -97,6 +99,7 @@ def test_parameters_override_the_first_cell_for_one_run(tmp_path):
     out = render_postmortem.render(source, tmp_path / "p.html", lang="zh-CN", parameters=parameters, cwd=NOTEBOOKS)
     html = out.read_text(encoding="utf-8")
     assert ">网关迁移复盘（测试）<" in html and text("postmortem.title", "zh-CN") not in html
+    assert "<title>网关迁移复盘（测试）</title>" in html
     assert text("postmortem.no_experiment", "zh-CN") in html and "实验：同一请求" not in html
     assert "injected-parameters" not in source.read_text(encoding="utf-8")  # the file is not changed
 

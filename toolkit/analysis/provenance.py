@@ -2,6 +2,10 @@
 answer, each answered from evidence (file, entry or line, JSON or YAML path), or said to be unknown,
 with the capture that would settle it. Nothing is guessed.
 
+Every ``answer`` and ``evidence`` cell is a ``Message`` (its English text, as a ``str``), so the report can
+write it in Chinese; upstream texts (DSH's refusals, config source quotes), values and places stay verbatim
+as its parameters.
+
 Questions: who defined the field; who changed the schema; who interpreted ``strict``; who declared the
 model's capability; who finally validated the parameters; who owns the real permission state. For a
 field a call filled although the schema marks it optional, one more row says who filled it.
@@ -20,6 +24,7 @@ from toolkit.capture import Capture, load_captures
 from toolkit.capture.frames import declare, fixed
 from toolkit.knowledge import dsh_images
 from toolkit.knowledge.dsh_runtime import ERROR_PREFIX
+from toolkit.knowledge.messages import MESSAGES, Joined, Message
 from toolkit.layers import LAYERS
 from toolkit.layers.config import Settings, load_settings
 
@@ -44,11 +49,13 @@ TABLE = declare(
     {
         "field": "string",  # tool.field, or model.input
         "question": fixed(*QUESTIONS),
-        "answer": "string",
+        "answer": object,  # a toolkit Message: English str, rendered in zh-CN by the report
         "actor": fixed(*ACTORS),
         "layer": fixed(*LAYERS),
         "settled": "boolean",
-        "evidence": "string",  # "; "-separated places: file, entry or line, JSON or YAML path
+        # a toolkit Message (Joined): "; "-separated places (file, entry or line, JSON or YAML path; verbatim)
+        # and hints (Messages); an English str, rendered in zh-CN by the report
+        "evidence": object,
     },
 )
 COLUMNS = list(TABLE.columns)
@@ -90,7 +97,8 @@ def _capture(c) -> Capture:
     return c if isinstance(c, Capture) else load_captures([Path(c)], keep_bodies=True)
 
 
-def _row(field, question, answer, actor, layer, settled, evidence) -> dict:
+def _row(field, question, answer: Message, actor, layer, settled, evidence) -> dict:
+    """One row; ``evidence`` is joined as ``"; ".join(e for e in evidence if e)`` was, as a ``Joined``."""
     return {
         "field": field,
         "question": question,
@@ -98,7 +106,7 @@ def _row(field, question, answer, actor, layer, settled, evidence) -> dict:
         "actor": actor,
         "layer": layer,
         "settled": settled,
-        "evidence": "; ".join(e for e in evidence if e),
+        "evidence": Joined("; ", evidence),
     }
 
 
@@ -162,24 +170,35 @@ def _strict_rows(ev: _Evidence, tool: str) -> list[dict]:
         where = f"{_where(first, t['exchange_id'])} $.tools[{t['position']}].strict"
         state = str(t["strict_state"])
         if model_row is not None:
-            why = (
-                f"compat.supportsStrictMode resolved to {model_row['supports_strict_mode']} "
-                f"({model_row['strict_mode_source']})"
-            )
             assert ev.settings is not None  # a model row comes from the settings
-            yaml = f"{ev.settings.source} llm-pi-ai.providers.{model_row['route']}.compat (route line {_route_line(ev, model_row)})"
-            answer = f"pi-ai {'omitted the key' if state == 'absent' else f'wrote strict: {state}'} because {why}"
+            yaml = Message(
+                "provenance.where.route_line",
+                file=ev.settings.source,
+                path=f"llm-pi-ai.providers.{model_row['route']}.compat",
+                line=_route_line(ev, model_row),
+            )
+            action = (
+                Message("provenance.action.omitted_key")
+                if state == "absent"
+                else Message("provenance.action.wrote_strict", state=state)
+            )
+            answer = Message(
+                "provenance.answer.strict_defined",
+                action=action,
+                value=model_row["supports_strict_mode"],
+                source=model_row["strict_mode_source"],
+            )
             rows.append(_row(f, QUESTIONS[0], answer, "pi-ai", "serialization", True, [where, yaml]))
         else:
             rows.append(
                 _row(
                     f,
                     QUESTIONS[0],
-                    f"pi-ai sent strict {state}; without the settings, why is unknown",
+                    Message("provenance.answer.strict_sent_no_settings", state=state),
                     "pi-ai",
                     "serialization",
                     False,
-                    [where, "pass settings= to settle it"],
+                    [where, Message("provenance.hint.pass_settings")],
                 )
             )
     else:
@@ -187,11 +206,11 @@ def _strict_rows(ev: _Evidence, tool: str) -> list[dict]:
             _row(
                 f,
                 QUESTIONS[0],
-                "unknown: no HTTP capture shows the tool on the wire",
+                Message("provenance.answer.strict_not_on_wire"),
                 None,
                 "serialization",
                 False,
-                ["a capture between pi-ai and the gateway would settle it"],
+                [Message("provenance.hint.capture_pi_ai_gateway")],
             )
         )
     # 2 who changed the schema
@@ -224,42 +243,60 @@ def _changed_row(ev: _Evidence, tool: str, f: str) -> dict:
     if found:
         i, d = found[0]
         a, b = ev.hops[i], ev.hops[i + 1]
-        what = ", ".join(sorted(set(d["kind"])))
+        what = _listed([_kind(k) for k in sorted(set(d["kind"]))])
         evidence = [
-            f"{_link_where(a, b, r.links)} {r.path}: {r.before} → {r.after}"
+            Joined(" ", [_link_where(a, b, r.links), f"{r.path}: {r.before} → {r.after}"])
             for r in d.drop_duplicates("path").head(4).itertuples()
         ]
         links = [link for r in d.itertuples() for link in r.links]
         actor, named, sign = _hop_actor(a, b, links)
-        answer = f"the hop between {_src(a)} and {_src(b)}"
-        if named:
-            answer = f"{named}, the hop between {_src(a)} and {_src(b)}"
-        return _row(f, QUESTIONS[1], f"{answer} ({what})", actor, "serialization", True, [*evidence, sign])
+        answer = (
+            Message("provenance.answer.changed_named", named=named, a=_src(a), b=_src(b), what=what)
+            if named
+            else Message("provenance.answer.changed_hop", a=_src(a), b=_src(b), what=what)
+        )
+        return _row(f, QUESTIONS[1], answer, actor, "serialization", True, [*evidence, sign])
     if changes:
         return _row(
             f,
             QUESTIONS[1],
-            "nobody between the recorded hops: the schema arrived as pi-ai sent it",
+            Message("provenance.answer.changed_nobody"),
             None,
             "serialization",
             True,
-            [f"{_src(ev.hops[i])} and {_src(ev.hops[i + 1])} agree" for i, _ in changes],
+            [Message("provenance.where.hops_agree", a=_src(ev.hops[i]), b=_src(ev.hops[i + 1])) for i, _ in changes],
         )
     return _row(
         f,
         QUESTIONS[1],
-        "unknown beyond the recorder: no capture behind the next hop",
+        Message("provenance.answer.changed_unknown"),
         None,
         "serialization",
         False,
         [
-            f"only {_src(ev.hops[0])}" if ev.hops else "no HTTP capture",
-            "a capture behind the proxy or gateway (loaded with keep_bodies) would settle it",
+            Message("provenance.where.only", src=_src(ev.hops[0]))
+            if ev.hops
+            else Message("provenance.where.no_http_capture"),
+            Message("provenance.hint.capture_behind_hop"),
         ],
     )
 
 
-def _hop_actor(a: Capture, b: Capture, links) -> tuple[str, str | None, str | None]:
+def _kind(kind: str) -> Message | str:
+    """A ``hops.diff`` change kind in words (a kind with no message stays as it is: an identifier)."""
+    key = f"provenance.kind.{kind}"
+    return Message(key) if key in MESSAGES else kind
+
+
+def _listed(items: list) -> Message | str:
+    """``", ".join(items)``, with the separator written in the reader's language."""
+    out = items[0] if items else ""
+    for item in items[1:]:
+        out = Message("provenance.list", first=out, then=item)
+    return out
+
+
+def _hop_actor(a: Capture, b: Capture, links) -> tuple[str, str | None, Message | None]:
     """Who the hop between ``a`` and ``b`` is, from what it wrote on the wire (``HOP_SIGNS``): ("LiteLLM",
     "LiteLLM 1.110.2", the header that says so) or ("proxy", None, None) when nothing names it."""
     for direction, name, side, actor in HOP_SIGNS:
@@ -276,12 +313,22 @@ def _hop_actor(a: Capture, b: Capture, links) -> tuple[str, str | None, str | No
                 value if name != "user-agent" else value.split("/", 1)[1] if value.startswith("litellm/") else None
             )
             if version:
-                sign = f"{_where(cap, str(r.exchange_id))} {direction} header {name}: {value}"
+                sign = _header_line(_where(cap, str(r.exchange_id)), direction, name, value)
                 return actor, f"{actor} {version}", sign
     return "proxy", None, None
 
 
-def _responder(cap: Capture, exchange_id: str) -> tuple[str | None, str | None]:
+def _header_line(where: str, direction: str, name: str, value: str) -> Message:
+    return Message(
+        "provenance.where.header",
+        where=where,
+        direction=Message(f"provenance.direction.{direction}"),
+        name=name,
+        value=value,
+    )
+
+
+def _responder(cap: Capture, exchange_id: str) -> tuple[str | None, Message | None]:
     """The gateway that answered an exchange, when its response headers name it: (\"LiteLLM 1.110.2\", evidence)."""
     h = cap.headers[
         (cap.headers["exchange_id"] == exchange_id)
@@ -291,23 +338,23 @@ def _responder(cap: Capture, exchange_id: str) -> tuple[str | None, str | None]:
     if h.empty:
         return None, None
     value = str(h.iloc[0]["value"])
-    return f"LiteLLM {value}", f"{_where(cap, exchange_id)} response header x-litellm-version: {value}"
+    return f"LiteLLM {value}", _header_line(_where(cap, exchange_id), "response", "x-litellm-version", value)
 
 
 def _link_where(a: Capture, b: Capture, links: tuple) -> str:
     """The requests a change was seen in: every attempt of a retried request, every collapsed one."""
     xa = list(dict.fromkeys(x for x, _ in links))
     xb = list(dict.fromkeys(x for _, x in links))
-    where = f"{', '.join(_where(a, x) for x in xa)} → {', '.join(_where(b, x) for x in xb)}"
+    where: str = f"{', '.join(_where(a, x) for x in xa)} → {', '.join(_where(b, x) for x in xb)}"
     if len(xb) > 1:
-        where += f" ({len(xb)} upstream attempts)"
+        where = Message("provenance.where.retried", where=where, n=len(xb))
     if len(xa) > 1:
-        where += f" ({len(xa)} client requests, one upstream request)"
+        where = Message("provenance.where.collapsed", where=where, n=len(xa))
     return where
 
 
 def _src(cap: Capture) -> str:
-    return ", ".join(sorted(set(cap.exchanges["source"].astype(str)))) or "(empty capture)"
+    return ", ".join(sorted(set(cap.exchanges["source"].astype(str)))) or Message("provenance.where.empty_capture")
 
 
 def _interpreted_row(ev: _Evidence, tool: str, f: str) -> dict:
@@ -317,33 +364,31 @@ def _interpreted_row(ev: _Evidence, tool: str, f: str) -> dict:
             r = echoed.iloc[0]
             sent, read = str(r["strict_state"]), str(r["echoed_strict"])
             verb = (
-                "read it as strict"
+                Message("provenance.verb.read_strict")
                 if read == "true"
-                else "read it as non-strict"
+                else Message("provenance.verb.read_non_strict")
                 if read == "false"
-                else f"echoed {read}"
+                else Message("provenance.verb.echoed", read=read)
             )
-            where = f"{_where(cap, r['exchange_id'])} response tools[name={tool}].strict"
+            where = Message("provenance.where.response_tools", where=_where(cap, r["exchange_id"]), tool=tool)
             named, sign = _responder(cap, str(r["exchange_id"]))
             if named:
                 # the response object came from LiteLLM: the backend behind it is not in this capture
-                answer = (
-                    f"{named} returned a response object echoing strict {read} (sent strict {sent}); "
-                    "the backend behind it is not in this capture"
-                )
+                answer = Message("provenance.answer.interpreted_litellm", named=named, read=read, sent=sent)
                 return _row(f, QUESTIONS[2], answer, "LiteLLM", "serialization", True, [where, sign])
-            answer = f"the backend {verb} (sent strict {sent}, echoed strict {read} in its response object)"
+            answer = Message("provenance.answer.interpreted_backend", verb=verb, sent=sent, read=read)
             return _row(f, QUESTIONS[2], answer, "gateway", "serialization", True, [where])
     filled = {c[1].call_id for c in _calls(ev, tool) if c[2]}
-    hint = f"; {len(filled)} calls filled every optional field, which a strict reading would force" if filled else ""
     return _row(
         f,
         QUESTIONS[2],
-        "unknown: no response echoed the tools" + hint,
+        Message("provenance.answer.interpreted_unknown_filled", n=len(filled))
+        if filled
+        else Message("provenance.answer.interpreted_unknown"),
         None,
         "serialization",
         False,
-        ["a capture of the backend's response object (Responses echoes `tools`) would settle it"],
+        [Message("provenance.hint.capture_response_object")],
     )
 
 
@@ -386,7 +431,7 @@ def _defined_row(ev: _Evidence, tool: str, fieldname: str, f: str) -> dict:
                     return _row(
                         f,
                         QUESTIONS[0],
-                        f"DSH advertised it ({'required' if required else 'optional'})",
+                        Message("provenance.answer.dsh_advertised", requirement=_requirement(required)),
                         "DSH",
                         "execution",
                         True,
@@ -401,17 +446,28 @@ def _defined_row(ev: _Evidence, tool: str, fieldname: str, f: str) -> dict:
             return _row(
                 f,
                 QUESTIONS[0],
-                f"the agent's tool schema ({'optional' if fieldname in t['optional'] else 'required'}), "
-                "as the request carried it; no DSH session shows DSH's own definition",
+                Message("provenance.answer.agent_schema", requirement=_requirement(fieldname not in t["optional"])),
                 "DSH",
                 "execution",
                 False,
                 [
                     f"{_where(cap, t['exchange_id'])} $.tools[{t['position']}].parameters.properties.{fieldname}",
-                    "a DSH session log (request/header) would settle it",
+                    Message("provenance.hint.session_request_header"),
                 ],
             )
-    return _row(f, QUESTIONS[0], "unknown", None, "execution", False, ["no capture shows the tool's schema"])
+    return _row(
+        f,
+        QUESTIONS[0],
+        Message("provenance.answer.unknown"),
+        None,
+        "execution",
+        False,
+        [Message("provenance.hint.no_schema")],
+    )
+
+
+def _requirement(required: bool) -> Message:
+    return Message("provenance.required" if required else "provenance.optional")
 
 
 def _field_rows(ev: _Evidence, tool: str, fieldname: str) -> list[dict]:
@@ -426,16 +482,33 @@ def _field_rows(ev: _Evidence, tool: str, fieldname: str) -> list[dict]:
         values: dict[str, set[Any]] = {}  # each value the model sent, with the calls that sent it
         for _, c2 in filled:
             values.setdefault(repr(c2.arguments[fieldname]), set()).add(c2.call_id)
-        sent = ", ".join(f"{fieldname}={v} ({len(ids)} call{'s' if len(ids) > 1 else ''})" for v, ids in values.items())
+        sent = _listed(
+            [
+                Message(
+                    "provenance.sent.many" if len(ids) > 1 else "provenance.sent.one",
+                    field=fieldname,
+                    value=v,
+                    n=len(ids),
+                )
+                for v, ids in values.items()
+            ]
+        )
         rows.append(
             _row(
                 f,
                 QUESTIONS[6],
-                f"the model sent {sent}",
+                Message("provenance.answer.model_sent", sent=sent),
                 "model",
                 "serialization",
                 True,
-                [f"{_where(cap, c.exchange_id)} call {c.call_id} arguments.{fieldname}"],
+                [
+                    Message(
+                        "provenance.where.call_arguments",
+                        where=_where(cap, c.exchange_id),
+                        call_id=c.call_id,
+                        field=fieldname,
+                    )
+                ],
             )
         )
     rows.append(_validated_row(ev, tool, f))
@@ -455,7 +528,7 @@ def _validated_row(ev: _Evidence, tool: str, f: str) -> dict:
             return _row(
                 f,
                 QUESTIONS[4],
-                "DSH rejected the calls: " + " / ".join(texts),
+                Message("provenance.answer.dsh_rejected", dsh_text=" / ".join(texts)),
                 "DSH",
                 "execution",
                 True,
@@ -472,25 +545,23 @@ def _validated_row(ev: _Evidence, tool: str, f: str) -> dict:
             return _row(
                 f,
                 QUESTIONS[4],
-                "the agent rejected the calls: "
-                + " / ".join(dict.fromkeys(out["text"]))
-                + " (as sent back to the model; no DSH session)",
+                Message("provenance.answer.agent_rejected", dsh_text=" / ".join(dict.fromkeys(out["text"]))),
                 "DSH",
                 "execution",
                 False,
                 [
                     f"{_where(cap, out.iloc[0]['first_exchange_id'])} function_call_output {out.iloc[0]['call_id']}",
-                    "a DSH session log would settle who validated them",
+                    Message("provenance.hint.session_who_validated"),
                 ],
             )
     return _row(
         f,
         QUESTIONS[4],
-        "unknown: no tool result for these calls",
+        Message("provenance.answer.no_tool_result"),
         None,
         "execution",
         False,
-        ["a DSH session log would settle it"],
+        [Message("provenance.hint.session")],
     )
 
 
@@ -510,7 +581,7 @@ def _permission_row(ev: _Evidence, f: str) -> dict:
             return _row(
                 f,
                 QUESTIONS[5],
-                f"the DSH session: mode {mode}, set by its permission preset",
+                Message("provenance.answer.session_mode", mode=mode),
                 "DSH session",
                 "execution",
                 True,
@@ -521,23 +592,23 @@ def _permission_row(ev: _Evidence, f: str) -> dict:
         return _row(
             f,
             QUESTIONS[5],
-            f"unknown for these calls; the settings start sessions in {dp['sandbox_mode']} ({dp['source']})",
+            Message("provenance.answer.settings_mode", mode=dp["sandbox_mode"], source=dp["source"]),
             "settings",
             "execution",
             False,
             [
-                f"{ev.settings.source} line {dp.get('line', '?')}",
-                "a DSH session log (sandbox/mode events) would settle it",
+                Message("provenance.where.file_line", file=ev.settings.source, line=dp.get("line", "?")),
+                Message("provenance.hint.session_sandbox_mode"),
             ],
         )
     return _row(
         f,
         QUESTIONS[5],
-        "unknown: no DSH session and no settings",
+        Message("provenance.answer.no_session_no_settings"),
         None,
         "execution",
         False,
-        ["a DSH session log (sandbox/mode events) would settle it"],
+        [Message("provenance.hint.session_sandbox_mode")],
     )
 
 
@@ -558,12 +629,17 @@ def _image_rows(ev: _Evidence, model: str) -> list[dict]:
             _row(
                 f,
                 QUESTIONS[3],
-                f"the settings: input {list(r['input'])} from {r['input_source']}",
+                Message("provenance.answer.settings_input", input=str(list(r["input"])), source=r["input_source"]),
                 "settings",
                 "capability",
                 True,
                 [
-                    f"{ev.settings.source if ev.settings else ''} llm-pi-ai.providers.{r['route']}.models (line {r['line']})"
+                    Message(
+                        "provenance.where.path_line",
+                        file=ev.settings.source if ev.settings else "",
+                        path=f"llm-pi-ai.providers.{r['route']}.models",
+                        line=r["line"],
+                    )
                 ],
             )
         )
@@ -572,11 +648,11 @@ def _image_rows(ev: _Evidence, model: str) -> list[dict]:
             _row(
                 f,
                 QUESTIONS[3],
-                "unknown: no settings describe this model",
+                Message("provenance.answer.no_settings_model"),
                 None,
                 "capability",
                 False,
-                ["the settings.yaml DSH ran with would settle it"],
+                [Message("provenance.hint.settings_yaml")],
             )
         )
     for cap in ev.sessions:
@@ -588,11 +664,17 @@ def _image_rows(ev: _Evidence, model: str) -> list[dict]:
                 _row(
                     f,
                     QUESTIONS[4],
-                    f"DSH refused the image before sending: {first['text']}",
+                    Message("provenance.answer.dsh_refused_image", dsh_text=first["text"]),
                     "DSH",
                     "capability",
                     True,
-                    [f"{_where(cap, first['exchange_id'])} tool result of call {first['call_id']}"],
+                    [
+                        Message(
+                            "provenance.where.tool_result",
+                            where=_where(cap, first["exchange_id"]),
+                            call_id=first["call_id"],
+                        )
+                    ],
                 )
             )
             return rows
@@ -605,13 +687,17 @@ def _image_rows(ev: _Evidence, model: str) -> list[dict]:
                 _row(
                     f,
                     QUESTIONS[4],
-                    "pi-ai replaced the image with its placeholder before sending",
+                    Message("provenance.answer.pi_ai_placeholder"),
                     "pi-ai",
                     "capability",
                     True,
                     [
-                        f"{_where(cap, dropped.iloc[0]['exchange_id'])} input part "
-                        f"{dropped.iloc[0]['item_index']}.{dropped.iloc[0]['part_index']}"
+                        Message(
+                            "provenance.where.input_part",
+                            where=_where(cap, dropped.iloc[0]["exchange_id"]),
+                            item=dropped.iloc[0]["item_index"],
+                            part=dropped.iloc[0]["part_index"],
+                        )
                     ],
                 )
             )
@@ -620,7 +706,7 @@ def _image_rows(ev: _Evidence, model: str) -> list[dict]:
                 _row(
                     f,
                     QUESTIONS[4],
-                    f"images went on the wire ({len(sent)} parts)",
+                    Message("provenance.answer.images_sent", n=len(sent)),
                     "pi-ai",
                     "capability",
                     True,

@@ -23,3 +23,220 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "provenance.question.who filled the value": {"en": "who filled the value", "zh-CN": "谁填写了该值"},
 }
+
+# ---- the answers and the hints in ``evidence`` (toolkit.analysis.provenance) -------------------------------
+# Upstream texts (DSH's refusals, config source quotes), values, identifiers and places (file entry or line,
+# JSON/YAML paths, event types) are parameters, verbatim.
+MESSAGES.update(
+    {
+        # who defined strict
+        "provenance.answer.strict_defined": {
+            "en": "pi-ai {action} because compat.supportsStrictMode resolved to {value} ({source})",
+            "zh-CN": "pi-ai {action}，因为 compat.supportsStrictMode 解析为 {value}（{source}）",
+        },
+        "provenance.action.omitted_key": {"en": "omitted the key", "zh-CN": "省略了该键"},
+        "provenance.action.wrote_strict": {"en": "wrote strict: {state}", "zh-CN": "写入了 strict: {state}"},
+        "provenance.answer.strict_sent_no_settings": {
+            "en": "pi-ai sent strict {state}; without the settings, why is unknown",
+            "zh-CN": "pi-ai 发送的 strict 为 {state}；没有配置文件，无从得知原因",
+        },
+        "provenance.answer.strict_not_on_wire": {
+            "en": "unknown: no HTTP capture shows the tool on the wire",
+            "zh-CN": "未知：没有 HTTP 抓包记录到线上的该工具",
+        },
+        "provenance.where.route_line": {
+            "en": "{file} {path} (route line {line})",
+            "zh-CN": "{file} {path}（路由在第 {line} 行）",
+        },
+        "provenance.hint.pass_settings": {"en": "pass settings= to settle it", "zh-CN": "传入 settings= 即可定论"},
+        "provenance.hint.capture_pi_ai_gateway": {
+            "en": "a capture between pi-ai and the gateway would settle it",
+            "zh-CN": "在 pi-ai 与网关之间抓包即可定论",
+        },
+        # who changed the schema
+        "provenance.answer.changed_named": {
+            "en": "{named}, the hop between {a} and {b} ({what})",
+            "zh-CN": "{named}，即 {a} 与 {b} 之间的这一跳（{what}）",
+        },
+        "provenance.answer.changed_hop": {
+            "en": "the hop between {a} and {b} ({what})",
+            "zh-CN": "{a} 与 {b} 之间的这一跳（{what}）",
+        },
+        "provenance.answer.changed_nobody": {
+            "en": "nobody between the recorded hops: the schema arrived as pi-ai sent it",
+            "zh-CN": "已记录的各跳之间无人改动：schema 到达时与 pi-ai 发出时一致",
+        },
+        "provenance.answer.changed_unknown": {
+            "en": "unknown beyond the recorder: no capture behind the next hop",
+            "zh-CN": "录制点之后未知：下一跳之后没有抓包",
+        },
+        "provenance.where.hops_agree": {"en": "{a} and {b} agree", "zh-CN": "{a} 与 {b} 一致"},
+        "provenance.where.only": {"en": "only {src}", "zh-CN": "仅有 {src}"},
+        "provenance.where.no_http_capture": {"en": "no HTTP capture", "zh-CN": "没有 HTTP 抓包"},
+        "provenance.where.empty_capture": {"en": "(empty capture)", "zh-CN": "（空抓包）"},
+        "provenance.where.retried": {
+            "en": "{where} ({n} upstream attempts)",
+            "zh-CN": "{where}（上游共尝试 {n} 次）",
+        },
+        "provenance.where.collapsed": {
+            "en": "{where} ({n} client requests, one upstream request)",
+            "zh-CN": "{where}（{n} 个客户端请求，合为一个上游请求）",
+        },
+        "provenance.where.header": {
+            "en": "{where} {direction} header {name}: {value}",
+            "zh-CN": "{where} {direction}头 {name}: {value}",
+        },
+        "provenance.direction.request": {"en": "request", "zh-CN": "请求"},
+        "provenance.direction.response": {"en": "response", "zh-CN": "响应"},
+        "provenance.hint.capture_behind_hop": {
+            "en": "a capture behind the proxy or gateway (loaded with keep_bodies) would settle it",
+            "zh-CN": "在代理或网关之后抓包（用 keep_bodies 加载）即可定论",
+        },
+        # the change kinds of hops.diff (toolkit.analysis.hops.KINDS) an answer lists
+        "provenance.kind.strict added": {"en": "strict added", "zh-CN": "新增 strict"},
+        "provenance.kind.strict removed": {"en": "strict removed", "zh-CN": "删除 strict"},
+        "provenance.kind.strict changed": {"en": "strict changed", "zh-CN": "修改 strict"},
+        "provenance.kind.required changed": {"en": "required changed", "zh-CN": "修改 required"},
+        "provenance.kind.property dropped": {"en": "property dropped", "zh-CN": "删除属性"},
+        "provenance.kind.property added": {"en": "property added", "zh-CN": "新增属性"},
+        "provenance.kind.property rewritten": {"en": "property rewritten", "zh-CN": "改写属性"},
+        "provenance.kind.additionalProperties injected": {
+            "en": "additionalProperties injected",
+            "zh-CN": "注入 additionalProperties",
+        },
+        "provenance.kind.additionalProperties removed": {
+            "en": "additionalProperties removed",
+            "zh-CN": "删除 additionalProperties",
+        },
+        "provenance.list": {"en": "{first}, {then}", "zh-CN": "{first}，{then}"},
+        # who interpreted strict
+        "provenance.answer.interpreted_litellm": {
+            "en": "{named} returned a response object echoing strict {read} (sent strict {sent}); "
+            "the backend behind it is not in this capture",
+            "zh-CN": "{named} 返回的响应对象回显 strict {read}（发送的是 strict {sent}）；其后的后端不在此抓包中",
+        },
+        "provenance.answer.interpreted_backend": {
+            "en": "the backend {verb} (sent strict {sent}, echoed strict {read} in its response object)",
+            "zh-CN": "后端{verb}（发送的是 strict {sent}，其响应对象回显 strict {read}）",
+        },
+        "provenance.verb.read_strict": {"en": "read it as strict", "zh-CN": "按 strict 解读"},
+        "provenance.verb.read_non_strict": {"en": "read it as non-strict", "zh-CN": "按非 strict 解读"},
+        "provenance.verb.echoed": {"en": "echoed {read}", "zh-CN": "回显了 {read}"},
+        "provenance.where.response_tools": {
+            "en": "{where} response tools[name={tool}].strict",
+            "zh-CN": "{where} 响应中的 tools[name={tool}].strict",
+        },
+        "provenance.answer.interpreted_unknown": {
+            "en": "unknown: no response echoed the tools",
+            "zh-CN": "未知：没有响应回显 tools",
+        },
+        "provenance.answer.interpreted_unknown_filled": {
+            "en": "unknown: no response echoed the tools; "
+            "{n} calls filled every optional field, which a strict reading would force",
+            "zh-CN": "未知：没有响应回显 tools；有 {n} 次调用填写了全部可选字段，而这正是 strict 解读会强制的",
+        },
+        "provenance.hint.capture_response_object": {
+            "en": "a capture of the backend's response object (Responses echoes `tools`) would settle it",
+            "zh-CN": "抓取后端的响应对象（Responses 会回显 `tools`）即可定论",
+        },
+        # who defined an escalation or filled optional field
+        "provenance.required": {"en": "required", "zh-CN": "必填"},
+        "provenance.optional": {"en": "optional", "zh-CN": "可选"},
+        "provenance.answer.dsh_advertised": {
+            "en": "DSH advertised it ({requirement})",
+            "zh-CN": "DSH 在工具定义中声明了该字段（{requirement}）",
+        },
+        "provenance.answer.agent_schema": {
+            "en": "the agent's tool schema ({requirement}), as the request carried it; "
+            "no DSH session shows DSH's own definition",
+            "zh-CN": "请求中携带的智能体工具 schema（{requirement}）；没有 DSH 会话可看到 DSH 自己的定义",
+        },
+        "provenance.hint.session_request_header": {
+            "en": "a DSH session log (request/header) would settle it",
+            "zh-CN": "有 DSH 会话日志（request/header）即可定论",
+        },
+        "provenance.answer.unknown": {"en": "unknown", "zh-CN": "未知"},
+        "provenance.hint.no_schema": {
+            "en": "no capture shows the tool's schema",
+            "zh-CN": "没有抓包显示该工具的 schema",
+        },
+        # who filled the value
+        "provenance.answer.model_sent": {"en": "the model sent {sent}", "zh-CN": "模型发送了 {sent}"},
+        "provenance.sent.one": {"en": "{field}={value} ({n} call)", "zh-CN": "{field}={value}（{n} 次调用）"},
+        "provenance.sent.many": {"en": "{field}={value} ({n} calls)", "zh-CN": "{field}={value}（{n} 次调用）"},
+        "provenance.where.call_arguments": {
+            "en": "{where} call {call_id} arguments.{field}",
+            "zh-CN": "{where} 调用 {call_id} 的 arguments.{field}",
+        },
+        # who finally validated the parameters
+        "provenance.answer.dsh_rejected": {
+            "en": "DSH rejected the calls: {dsh_text}",
+            "zh-CN": "DSH 拒绝了这些调用：{dsh_text}",
+        },
+        "provenance.answer.agent_rejected": {
+            "en": "the agent rejected the calls: {dsh_text} (as sent back to the model; no DSH session)",
+            "zh-CN": "智能体拒绝了这些调用：{dsh_text}（即回传给模型的内容；没有 DSH 会话）",
+        },
+        "provenance.hint.session_who_validated": {
+            "en": "a DSH session log would settle who validated them",
+            "zh-CN": "有 DSH 会话日志即可确定是谁校验了它们",
+        },
+        "provenance.answer.no_tool_result": {
+            "en": "unknown: no tool result for these calls",
+            "zh-CN": "未知：这些调用没有工具结果",
+        },
+        "provenance.hint.session": {"en": "a DSH session log would settle it", "zh-CN": "有 DSH 会话日志即可定论"},
+        # who owns the real permission state
+        "provenance.answer.session_mode": {
+            "en": "the DSH session: mode {mode}, set by its permission preset",
+            "zh-CN": "DSH 会话：沙箱模式 {mode}，由其权限预设设定",
+        },
+        "provenance.answer.settings_mode": {
+            "en": "unknown for these calls; the settings start sessions in {mode} ({source})",
+            "zh-CN": "这些调用的情况未知；按配置，会话以 {mode} 启动（{source}）",
+        },
+        "provenance.where.file_line": {"en": "{file} line {line}", "zh-CN": "{file} 第 {line} 行"},
+        "provenance.hint.session_sandbox_mode": {
+            "en": "a DSH session log (sandbox/mode events) would settle it",
+            "zh-CN": "有 DSH 会话日志（sandbox/mode 事件）即可定论",
+        },
+        "provenance.answer.no_session_no_settings": {
+            "en": "unknown: no DSH session and no settings",
+            "zh-CN": "未知：既没有 DSH 会话，也没有配置",
+        },
+        # who declared the model's capability, and who refused an image
+        "provenance.answer.settings_input": {
+            "en": "the settings: input {input} from {source}",
+            "zh-CN": "配置：input 为 {input}，来自 {source}",
+        },
+        "provenance.where.path_line": {"en": "{file} {path} (line {line})", "zh-CN": "{file} {path}（第 {line} 行）"},
+        "provenance.answer.no_settings_model": {
+            "en": "unknown: no settings describe this model",
+            "zh-CN": "未知：没有配置描述该模型",
+        },
+        "provenance.hint.settings_yaml": {
+            "en": "the settings.yaml DSH ran with would settle it",
+            "zh-CN": "有 DSH 运行时所用的 settings.yaml 即可定论",
+        },
+        "provenance.answer.dsh_refused_image": {
+            "en": "DSH refused the image before sending: {dsh_text}",
+            "zh-CN": "DSH 在发送前拒绝了该图片：{dsh_text}",
+        },
+        "provenance.where.tool_result": {
+            "en": "{where} tool result of call {call_id}",
+            "zh-CN": "{where} 调用 {call_id} 的工具结果",
+        },
+        "provenance.answer.pi_ai_placeholder": {
+            "en": "pi-ai replaced the image with its placeholder before sending",
+            "zh-CN": "pi-ai 在发送前把图片替换成了它的占位文本",
+        },
+        "provenance.where.input_part": {
+            "en": "{where} input part {item}.{part}",
+            "zh-CN": "{where} 输入部分 {item}.{part}",
+        },
+        "provenance.answer.images_sent": {
+            "en": "images went on the wire ({n} parts)",
+            "zh-CN": "图片已发到线上（{n} 个部分）",
+        },
+    }
+)

@@ -30,7 +30,6 @@ import toolkit
 from toolkit.analysis.triage import errors
 from toolkit.analysis.verify import verify
 from toolkit.analysis.whatif import whatif
-from toolkit.knowledge.messages import render
 from toolkit.layers.capability import check
 from toolkit.layers.config import suggest_fix
 from toolkit.layers.execution import replay
@@ -40,16 +39,8 @@ pd.set_option("display.max_colwidth", 160)
 
 
 def shown(frame, columns, *, words=None):
-    """The ``columns`` of ``frame`` as the reader sees them, in the notebook's language: the labels and
-    the toolkit's own sentences translated, upstream texts, identifiers and data as they are. ``words``
-    maps a column to the message key prefix its values are words of (a severity, a provenance question)."""
-    out = frame[columns].copy()
-    for c in columns:
-        if c in (words or {}):
-            out[c] = out[c].map(lambda v, prefix=words[c]: i18n.t(f"{prefix}.{v}"))
-        elif out[c].dtype == object:
-            out[c] = out[c].map(lambda v: render(v, i18n.language()))
-    return out.rename(columns=lambda c: i18n.t(f"postmortem.col.{c}"))
+    """The table as the reader sees it, in the notebook's language (labels and the toolkit's words)."""
+    return i18n.localize(frame, columns, words=words, labels="postmortem.col")
 
 
 settings = toolkit.load_settings(SETTINGS, env={}, dsh=DSH)

@@ -28,8 +28,16 @@ import pandas as pd
 import toolkit
 from toolkit.analysis import hops
 from toolkit.analysis.provenance import table
+from toolkit.present import i18n
 
 pd.set_option("display.max_colwidth", 160)
+
+
+def shown(rows):
+    """Provenance rows in the notebook's language; the table itself keeps its English identifiers."""
+    return i18n.localize(rows, words={"question": "provenance.question"})
+
+
 DATA = Path("..") / "data"
 front = toolkit.load_capture(DATA / "two-hop-strict" / "front.har", keep_bodies=True)
 back = toolkit.load_capture(DATA / "two-hop-strict" / "back.har", keep_bodies=True)
@@ -107,9 +115,11 @@ before = table(
     captures=[DATA / "dsh-before-fix" / "capture.har"],
     sessions=[DATA / "dsh-before-fix" / "session.jsonl.zstd"],
 )
-before[before["field"].isin(["bash.strict", "bash.justification", "gw-coder.input"])][
-    ["field", "question", "answer", "actor", "settled"]
-]
+shown(
+    before[before["field"].isin(["bash.strict", "bash.justification", "gw-coder.input"])][
+        ["field", "question", "answer", "actor", "settled"]
+    ]
+)
 
 # %% [markdown] tags=["en"]
 # `settled` is false where the evidence stops. With only the gateway's HTTP traffic and no session log,
@@ -121,7 +131,11 @@ before[before["field"].isin(["bash.strict", "bash.justification", "gw-coder.inpu
 
 # %%
 http_only = table(DATA / "dsh-before-fix" / "settings.yaml", captures=[DATA / "dsh-before-fix" / "capture.har"])
-http_only[~http_only["settled"].astype(bool)][["field", "question", "answer", "evidence"]].drop_duplicates("question")
+shown(
+    http_only[~http_only["settled"].astype(bool)][["field", "question", "answer", "evidence"]].drop_duplicates(
+        "question"
+    )
+)
 
 # %% [markdown] tags=["en"]
 # ## The six questions across the rewriting proxy
@@ -138,7 +152,7 @@ two_hop = table(
     DATA / "configs" / "settings.before.yaml",
     captures=[DATA / "two-hop-strict" / "front.har", DATA / "two-hop-strict" / "back.har"],
 )
-two_hop[two_hop["field"] == "bash.strict"][["question", "answer", "actor", "evidence"]]
+shown(two_hop[two_hop["field"] == "bash.strict"][["question", "answer", "actor", "evidence"]])
 
 # %% [markdown] tags=["en"]
 # ## A real gateway: LiteLLM 1.110.2
@@ -176,7 +190,7 @@ bridge[~bridge["kind"].str.startswith("header")][["pair_id", "tool", "path", "ki
 litellm = table(
     captures=[DATA / "litellm-responses-to-chat" / "front.har", DATA / "litellm-responses-to-chat" / "back.har"]
 )
-litellm[litellm["field"] == "bash.strict"][["question", "answer", "actor", "evidence"]]
+shown(litellm[litellm["field"] == "bash.strict"][["question", "answer", "actor", "evidence"]])
 
 # %% [markdown] tags=["en"]
 # ## On your own setup

@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from toolkit.knowledge.messages import LANGUAGES, text
+from toolkit.knowledge.messages import LANGUAGES, render, text
 
-__all__ = ["ENV", "LANGUAGES", "cli_language", "language", "set_language", "t"]
+__all__ = ["ENV", "LANGUAGES", "cli_language", "language", "localize", "set_language", "t"]
 
 ENV = "AGENT_CONTRACT_LANG"
 _chosen: str | None = None
@@ -56,3 +56,30 @@ def cli_language(arg: str | None = None) -> str:
 def t(key: str, **params: Any) -> str:
     """``key`` in the current language (``language()``)."""
     return text(key, language(), **params)
+
+
+def localize(
+    frame: Any,
+    columns: list[str] | None = None,
+    *,
+    words: dict[str, str] | None = None,
+    labels: str | None = None,
+    lang: str | None = None,
+) -> Any:
+    """A copy of ``frame``'s ``columns`` (default all) for a reader in ``lang`` (default ``language()``):
+    the toolkit's sentences (``Message`` cells) rendered, upstream texts, identifiers and data as they are.
+    ``words`` maps a column to the message-key prefix its values are words of (``{"severity":
+    "severity"}``: ``error`` is ``severity.error``); ``labels``, a key prefix, translates the column names
+    (``postmortem.col``: ``call_id`` is ``postmortem.col.call_id``), else they stay, as code names them."""
+    lang = language() if lang is None else _check(lang, "localize")
+    columns = list(frame.columns) if columns is None else columns
+    out = frame[columns].copy()
+    for c in columns:
+        if c in (words or {}):
+            prefix = (words or {})[c]
+            out[c] = out[c].map(lambda v, prefix=prefix: v if v is None or v != v else text(f"{prefix}.{v}", lang))
+        elif out[c].dtype == object:
+            out[c] = out[c].map(lambda v: render(v, lang))
+    if labels:
+        out = out.rename(columns=lambda c: text(f"{labels}.{c}", lang))
+    return out

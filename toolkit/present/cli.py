@@ -435,7 +435,7 @@ def _experiment_reports(result, lang: str = "en") -> None:
 
     from toolkit.present import plots
 
-    fig = plots.experiment_rates(result.summary)
+    fig = plots.experiment_rates(result.summary, lang=lang)
     fig.savefig(out / "refusals.png", dpi=100, metadata={"Software": None})
     plt.close(fig)
 

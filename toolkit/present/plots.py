@@ -10,10 +10,20 @@ Colours and marker shapes are fixed per category (colour-blind-friendly: Okabe-I
 palettes) in the fixed category orders of ``toolkit.capture.frames`` and of the ``triage.errors`` layers, so the same
 outcome, layer or strict state looks the same in every plot. matplotlib is imported inside the
 functions: importing this module (or the CLI) does not load it.
+
+Titles, axis labels, legends and annotations are the toolkit's words (``toolkit.knowledge.messages``, keys
+``plots.*``), written in ``lang`` (default ``i18n.language()``); column names, ``strict`` states, tool, model
+and variant names stay as they are. In ``zh-CN`` the bundled subset of Noto Sans CJK SC
+(``fonts/``, made by ``lab/subset_font.py``) is the fallback after the usual font, so the labels have
+their glyphs on a machine without a CJK font; global ``rcParams`` are not changed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import string
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -21,6 +31,8 @@ import pandas as pd
 from toolkit.analysis.triage import ERRORS, UNKNOWN
 from toolkit.capture.frames import CAT, UTC_TIME, Frame, declare, fixed
 from toolkit.errors import InputError
+from toolkit.knowledge.messages import LANGUAGES, MESSAGES, text
+from toolkit.present import i18n
 from toolkit.wire.records import STRICT_STATES, TERMINALS
 
 #: Outcome of an exchange: its ``terminal`` state, or "no response" when there is none.
@@ -192,12 +204,13 @@ def strict_counts(capture, *, rows: str = "endpoint", cols: str = "api") -> pd.D
     return frame
 
 
-def strict_cell_text(counts) -> str:
+def strict_cell_text(counts, *, lang: str | None = None) -> str:
     """A cell's annotation: one ``state count`` line per state present, the dominant state first
-    (``"absent 286\\nnull 58"``); ``"no tools"`` when the cell has exchanges but no tool definitions."""
+    (``"absent 286\\nnull 58"``, the states as they are in every language); ``"no tools"`` (in ``lang``)
+    when the cell has exchanges but no tool definitions."""
     present = [(s, int(counts[s])) for s in STRICT_STATES if int(counts[s])]
     if not present:
-        return "no tools"
+        return text("plots.strict.no_tools", _language(lang))
     present.sort(key=lambda p: -p[1])  # stable: fixed order among equal counts
     return "\n".join(f"{s} {n}" for s, n in present)
 
@@ -205,24 +218,30 @@ def strict_cell_text(counts) -> str:
 # ---- plots --------------------------------------------------------------------------------------
 
 
-def timeline(capture, *, ax=None, by: str = "endpoint"):
+def timeline(capture, *, ax=None, by: str = "endpoint", lang: str | None = None):
     """Every exchange at its ``started_at``, one row per ``by`` value: colour = outcome, marker =
-    error layer (``triage.errors`` joined on ``exchange_id``). Returns the Axes."""
+    error layer (``triage.errors`` joined on ``exchange_id``), labels in ``lang``. Returns the Axes."""
+    lang = _language(lang)
+    with _fonts(lang):
+        return _timeline(capture, ax=ax, by=by, lang=lang)
+
+
+def _timeline(capture, *, ax, by: str, lang: str):
     import matplotlib.dates as mdates
     from matplotlib.lines import Line2D
 
     data = timeline_data(capture, by=by)
     rows = _order(data[by]) if len(data) else []
     ax = ax if ax is not None else _new_axes(width=11, height=max(3.8, 0.55 * len(rows) + 2.2))
-    ax.set_title(f"Exchanges over time by {by} ({len(data)} exchanges)")
-    ax.set_xlabel("started_at (UTC)")
-    ax.set_ylabel(by)
+    ax.set_title(text("plots.timeline.title", lang, by=by, n=len(data)), **_family(lang))
+    ax.set_xlabel(text("plots.timeline.xlabel", lang), **_family(lang))
+    ax.set_ylabel(by, **_family(lang))
     timed = data[data["started_at"].notna()]
     if timed.empty:
         ax.text(
             0.5,
             0.5,
-            "no exchanges" if data.empty else "no exchange has a start time",
+            text("plots.no_exchanges" if data.empty else "plots.timeline.no_start", lang),
             transform=ax.transAxes,
             ha="center",
             va="center",
@@ -269,14 +288,27 @@ def timeline(capture, *, ax=None, by: str = "endpoint"):
     # seconds ticks as 06:00:01 (not a bare "01"), sub-second ones as 06:00:00.25
     formats = ["%Y", "%b", "%d", "%H:%M", "%H:%M", "%H:%M:%S.%f"]
     zero_formats = ["", "%Y", "%b", "%b-%d", "%H:%M", "%H:%M:%S"]  # a tick at midnight names the day
+    offset: dict[str, Any] = {}
+    if lang != "en":  # numeric months, not English month names
+        formats, zero_formats, offset = _NUMERIC_DATES
     ax.xaxis.set_major_formatter(
-        mdates.ConciseDateFormatter(locator, tz="UTC", formats=formats, zero_formats=zero_formats, show_offset=True)
+        mdates.ConciseDateFormatter(
+            locator, tz="UTC", formats=formats, zero_formats=zero_formats, show_offset=True, **offset
+        )
     )
 
     n_out = timed["outcome"].value_counts()
     n_lay = timed["layer"].value_counts()
     outcome_handles = [
-        Line2D([], [], linestyle="", marker="o", markersize=7, color=OUTCOME_COLORS[o], label=f"{o} ({n_out[o]})")
+        Line2D(
+            [],
+            [],
+            linestyle="",
+            marker="o",
+            markersize=7,
+            color=OUTCOME_COLORS[o],
+            label=_count(text(f"plots.outcome.{o}", lang), n_out[o], lang),
+        )
         for o in OUTCOMES
         if n_out.get(o, 0)
     ]
@@ -288,14 +320,14 @@ def timeline(capture, *, ax=None, by: str = "endpoint"):
             marker=LAYER_MARKERS[lay],
             markersize=7,
             color="#444444",
-            label=f"{lay} ({n_lay[lay]})",
+            label=_count(text(f"plots.error_layer.{lay}", lang), n_lay[lay], lang),
         )
         for lay in (NO_ERROR, *LAYER_ORDER)
         if n_lay.get(lay, 0)
     ]
     first = ax.legend(
         handles=outcome_handles,
-        title="outcome (colour)",
+        title=text("plots.timeline.outcomes", lang),
         loc="upper left",
         bbox_to_anchor=(1.01, 1.0),
         **_LEGEND,
@@ -303,7 +335,7 @@ def timeline(capture, *, ax=None, by: str = "endpoint"):
     ax.add_artist(first)
     ax.legend(
         handles=layer_handles,
-        title="error layer (marker)",
+        title=text("plots.timeline.layers", lang),
         loc="lower left",
         bbox_to_anchor=(1.01, 0.0),
         **_LEGEND,
@@ -311,21 +343,28 @@ def timeline(capture, *, ax=None, by: str = "endpoint"):
     return ax
 
 
-def errors_by_layer(capture, *, by: str = "endpoint", ax=None):
-    """Errors per ``by`` value as horizontal bars stacked by layer, with counts. Returns the Axes."""
+def errors_by_layer(capture, *, by: str = "endpoint", ax=None, lang: str | None = None):
+    """Errors per ``by`` value as horizontal bars stacked by layer, with counts, labels in ``lang``.
+    Returns the Axes."""
+    lang = _language(lang)
+    with _fonts(lang):
+        return _errors_by_layer(capture, by=by, ax=ax, lang=lang)
+
+
+def _errors_by_layer(capture, *, by: str, ax, lang: str):
     table = error_counts(capture, by=by)
     shown = table if table.values.sum() else table.iloc[0:0]  # every value, so a clean one shows 0
     ax = ax if ax is not None else _new_axes(width=10, height=max(3.0, 0.5 * len(shown) + 1.8))
     total = int(table.values.sum())
-    ax.set_title(f"Errors by layer per {by} ({total} errors)")
-    ax.set_xlabel("errors")
-    ax.set_ylabel(by)
+    ax.set_title(text("plots.errors.title", lang, by=by, n=total), **_family(lang))
+    ax.set_xlabel(text("plots.errors.xlabel", lang), **_family(lang))
+    ax.set_ylabel(by, **_family(lang))
     if total == 0:
         n = len(capture.exchanges)
         ax.text(
             0.5,
             0.5,
-            f"no errors in {n} exchange{'' if n == 1 else 's'}",
+            text("plots.errors.none_one" if n == 1 else "plots.errors.none_many", lang, n=n),
             transform=ax.transAxes,
             ha="center",
             va="center",
@@ -352,7 +391,7 @@ def errors_by_layer(capture, *, by: str = "endpoint", ax=None):
             color=LAYER_COLORS[layer],
             edgecolor="white",
             linewidth=0.6,
-            label=layer,
+            label=text(f"plots.error_layer.{layer}", lang),
             zorder=2,
         )
         # a count inside each segment wide enough to hold it, unless it is the whole bar (total at the end)
@@ -365,14 +404,15 @@ def errors_by_layer(capture, *, by: str = "endpoint", ax=None):
         )
         left = [a + b for a, b in zip(left, widths)]
     for yi, t in zip(y, left):
-        ax.text(t + biggest * 0.01, yi, str(t), va="center", ha="left", fontsize=9, fontweight="bold")
+        # a number: no CJK fallback, which has no bold face (matplotlib would log that it used Regular)
+        ax.text(t + biggest * 0.01, yi, str(t), va="center", ha="left", fontsize=9, fontweight="bold", **_latin(lang))
     ax.set_yticks(y, [str(v) for v in shown.index])
     ax.set_ylim(len(shown) - 0.5, -0.5)
     ax.set_xlim(0, biggest * 1.08)
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.grid(axis="x", color="#dddddd", linewidth=0.6, zorder=0)
     ax.legend(
-        title="layer",
+        title=text("plots.errors.legend", lang),
         loc="upper left",
         bbox_to_anchor=(1.01, 1.0),
         **_LEGEND,
@@ -380,9 +420,15 @@ def errors_by_layer(capture, *, by: str = "endpoint", ax=None):
     return ax
 
 
-def strict_matrix(capture, *, ax=None, rows: str = "endpoint", cols: str = "api"):
+def strict_matrix(capture, *, ax=None, rows: str = "endpoint", cols: str = "api", lang: str | None = None):
     """Tool definitions per (``rows``, ``cols``) cell by strict state (absent/null/false/true): each cell
-    a bar of the shares and its counts, dominant state first. Returns the Axes."""
+    a bar of the shares and its counts, dominant state first, labels in ``lang``. Returns the Axes."""
+    lang = _language(lang)
+    with _fonts(lang):
+        return _strict_matrix(capture, ax=ax, rows=rows, cols=cols, lang=lang)
+
+
+def _strict_matrix(capture, *, ax, rows: str, cols: str, lang: str):
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch, Rectangle
 
@@ -395,14 +441,14 @@ def strict_matrix(capture, *, ax=None, rows: str = "endpoint", cols: str = "api"
         else _new_axes(width=max(7.0, 2.3 * len(col_order) + 5.0), height=max(3.0, 1.1 * len(row_order) + 1.6))
     )
     n_tools = int(table["tools"].sum()) if len(table) else 0
-    ax.set_title(f"Tool definitions by strict state per {rows} and {cols} ({n_tools} definitions)")
-    ax.set_xlabel(cols)
-    ax.set_ylabel(rows)
+    ax.set_title(text("plots.strict.title", lang, rows=rows, cols=cols, n=n_tools), **_family(lang))
+    ax.set_xlabel(cols, **_family(lang))
+    ax.set_ylabel(rows, **_family(lang))
     if n_tools == 0:
         ax.text(
             0.5,
             0.5,
-            "no tool definitions",
+            text("plots.strict.none", lang),
             transform=ax.transAxes,
             ha="center",
             va="center",
@@ -422,7 +468,16 @@ def strict_matrix(capture, *, ax=None, rows: str = "endpoint", cols: str = "api"
     for i, r in enumerate(row_order):
         for j, c in enumerate(col_order):
             if (r, c) not in filled:
-                ax.text(j, i, "no exchanges", ha="center", va="center", fontsize=8, color="#aaaaaa", zorder=3)
+                ax.text(
+                    j,
+                    i,
+                    text("plots.no_exchanges", lang),
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color="#aaaaaa",
+                    zorder=3,
+                )
     for cell in table.itertuples(index=False):
         c = cell._asdict()
         i, j = row_order.index(c[rows]), col_order.index(c[cols])
@@ -447,7 +502,7 @@ def strict_matrix(capture, *, ax=None, rows: str = "endpoint", cols: str = "api"
         ax.text(
             j,
             i - 0.08 if total else i,
-            strict_cell_text(c),
+            strict_cell_text(c, lang=lang),
             ha="center",
             va="center",
             fontsize=8.5,
@@ -465,12 +520,12 @@ def strict_matrix(capture, *, ax=None, rows: str = "endpoint", cols: str = "api"
         ax.spines[side].set_visible(False)
     totals = {s: int(table[s].sum()) for s in STRICT_STATES}
     handles: list[Patch | Line2D] = [
-        Patch(facecolor=STRICT_COLORS[s], label=f"{s} ({totals[s]})") for s in STRICT_STATES
+        Patch(facecolor=STRICT_COLORS[s], label=_count(s, totals[s], lang)) for s in STRICT_STATES
     ]
-    handles.append(Line2D([], [], linestyle="", label="bar: share per cell"))
+    handles.append(Line2D([], [], linestyle="", label=text("plots.strict.bar", lang)))
     ax.legend(
         handles=handles,
-        title="strict state",
+        title=text("plots.strict.legend", lang),
         loc="upper left",
         bbox_to_anchor=(1.01, 1.0),
         **_LEGEND,
@@ -478,12 +533,18 @@ def strict_matrix(capture, *, ax=None, rows: str = "endpoint", cols: str = "api"
     return ax
 
 
-def summary_figure(capture):
-    """The three plots stacked in one Figure, for the postmortem report.
+def summary_figure(capture, *, lang: str | None = None):
+    """The three plots stacked in one Figure, for the postmortem report, labels in ``lang``.
 
     The Figure is not registered with pyplot (nothing to close, no global state): a notebook shows it
     when it is a cell's value; ``fig.savefig(path)`` writes it.
     """
+    lang = _language(lang)
+    with _fonts(lang):
+        return _summary_figure(capture, lang=lang)
+
+
+def _summary_figure(capture, *, lang: str):
     from matplotlib.figure import Figure
 
     n_by = capture.exchanges["endpoint"].nunique()
@@ -492,11 +553,11 @@ def summary_figure(capture):
     heights = [max(3.8, 0.55 * n_by + 2.2), max(3.0, 0.5 * n_by + 1.8), max(3.0, 1.1 * n_rows + 1.6)]
     fig = Figure(figsize=(12, sum(heights) + 0.6), layout="constrained")
     axes = fig.subplots(3, 1, gridspec_kw={"height_ratios": heights})
-    timeline(capture, ax=axes[0])
-    errors_by_layer(capture, ax=axes[1])
-    strict_matrix(capture, ax=axes[2])
+    timeline(capture, ax=axes[0], lang=lang)
+    errors_by_layer(capture, ax=axes[1], lang=lang)
+    strict_matrix(capture, ax=axes[2], lang=lang)
     fig.suptitle(
-        f"Capture summary: {len(capture.exchanges)} exchanges, {len(capture.tools)} tool definitions", fontsize=13
+        text("plots.summary.title", lang, exchanges=len(capture.exchanges), tools=len(capture.tools)), fontsize=13
     )
     return fig
 
@@ -507,16 +568,30 @@ def summary_figure(capture):
 VERDICT_COLORS = {"refused": "#D55E00", "accepted": "#009E73"}  # Okabe-Ito vermillion, bluish green
 
 
-def experiment_rate_text(k, n, verdict: str) -> str:
-    """A bar's label: ``"3 of 5 refused"`` (a 0% bar is invisible, so the label names its verdict);
-    ``"no calls"`` when the variant got none (no rate to show)."""
-    return "no calls" if _isna(n) or not int(n) else f"{int(k)} of {int(n)} {verdict}"
+def experiment_rate_text(k, n, verdict: str, *, lang: str | None = None) -> str:
+    """A bar's label in ``lang``: ``"3 of 5 refused"`` (a 0% bar is invisible, so the label names its
+    verdict, ``refused`` or ``accepted``); ``"no calls"`` when the variant got none (no rate to show)."""
+    lang = _language(lang)
+    if _isna(n) or not int(n):
+        return text("plots.experiment.no_calls", lang)
+    if verdict not in VERDICT_COLORS:
+        raise InputError(
+            f"experiment_rate_text: unknown verdict {verdict!r}; choose one of {', '.join(VERDICT_COLORS)}"
+        )
+    return text(f"plots.experiment.rate.{verdict}", lang, k=int(k), n=int(n))
 
 
-def experiment_rates(summary: pd.DataFrame):
+def experiment_rates(summary: pd.DataFrame, *, lang: str | None = None):
     """The refused and the accepted share of each variant's calls (``experiment.summary``), each bar
     with its 95% Wilson interval as an error bar and labelled ``k of n``: with five samples an
-    interval is wide, and the plot should say so. Returns a Figure not registered with pyplot."""
+    interval is wide, and the plot should say so. Labels in ``lang``; each verdict's bars carry the gid
+    ``experiment-rates:<verdict>``. Returns a Figure not registered with pyplot."""
+    lang = _language(lang)
+    with _fonts(lang):
+        return _experiment_rates(summary, lang=lang)
+
+
+def _experiment_rates(summary: pd.DataFrame, *, lang: str):
     from matplotlib.figure import Figure
 
     from toolkit.experiment.frames import SUMMARY
@@ -528,10 +603,19 @@ def experiment_rates(summary: pd.DataFrame):
     fig = Figure(figsize=(9, max(2.6, 0.9 * len(variants) + 1.4)), layout="constrained")
     ax = fig.subplots()
     total = int(summary["calls"].fillna(0).sum())
-    ax.set_title(f"Calls DSH would refuse or accept, per variant ({total} calls, 95% Wilson intervals)")
-    ax.set_xlabel("share of the variant's calls")
+    ax.set_title(text("plots.experiment.title", lang, n=total))
+    ax.set_xlabel(text("plots.experiment.xlabel", lang))
     if not variants:
-        ax.text(0.5, 0.5, "no variants", transform=ax.transAxes, ha="center", va="center", fontsize=12, color="#555555")
+        ax.text(
+            0.5,
+            0.5,
+            text("plots.experiment.none", lang),
+            transform=ax.transAxes,
+            ha="center",
+            va="center",
+            fontsize=12,
+            color="#555555",
+        )
         ax.set_xticks([])
         ax.set_yticks([])
         return fig
@@ -548,16 +632,16 @@ def experiment_rates(summary: pd.DataFrame):
             color=VERDICT_COLORS[verdict],
             xerr=[[r - lo for r, lo in zip(rate, low)], [hi - r for r, hi in zip(rate, high)]],
             error_kw={"ecolor": "#333333", "capsize": 3, "elinewidth": 1},
-            label=verdict,
+            label=text(f"experiment.col.{verdict}", lang),
             gid=f"experiment-rates:{verdict}",
             zorder=2,
         )
-        labels = [experiment_rate_text(k, n, verdict) for k, n in zip(summary[verdict], summary["calls"])]
-        for bar, hi, text in zip(bars, high, labels):
+        labels = [experiment_rate_text(k, n, verdict, lang=lang) for k, n in zip(summary[verdict], summary["calls"])]
+        for bar, hi, label in zip(bars, high, labels):
             ax.text(
                 hi + 0.015,
                 bar.get_y() + bar.get_height() / 2,
-                text,
+                label,
                 va="center",
                 ha="left",
                 fontsize=8.5,
@@ -568,8 +652,97 @@ def experiment_rates(summary: pd.DataFrame):
     ax.set_xlim(0, 1.27)  # room for the labels right of a 100% bar
     ax.set_xticks([0, 0.25, 0.5, 0.75, 1.0], ["0%", "25%", "50%", "75%", "100%"])
     ax.grid(axis="x", color="#dddddd", linewidth=0.6, zorder=0)
-    ax.legend(title="DSH's verdict", loc="upper left", bbox_to_anchor=(1.01, 1.0), **_LEGEND)
+    ax.legend(title=text("plots.experiment.legend", lang), loc="upper left", bbox_to_anchor=(1.01, 1.0), **_LEGEND)
     return fig
+
+
+# ---- language and fonts -------------------------------------------------------------------------
+
+#: The bundled font: the glyphs of the zh-CN plot labels, subset from Noto Sans CJK SC (SIL OFL 1.1,
+#: ``fonts/OFL.txt``) by ``lab/subset_font.py``; renamed, as a modified version of the font.
+FONT_FAMILY = "Agent Contract CJK"
+FONT_FILE = Path(__file__).resolve().parent / "fonts" / "AgentContractCJK-Regular.otf"
+#: The messages whose zh-CN texts the bundled font covers: every key the plots render, and the layer
+#: and verdict words (``layer.*``, ``verdict.*``) for a notebook's own labels.
+FONT_KEYS = tuple(
+    sorted(k for k in MESSAGES if k.startswith(("plots.", "layer.", "verdict.")))
+    + ["experiment.col.accepted", "experiment.col.refused"]
+)
+#: Chinese punctuation the font holds even when no text uses it yet (full-width forms DejaVu Sans lacks).
+CJK_PUNCTUATION = "、。《》「」【】！（），：；？～"
+# CJK blocks: radicals to unified ideographs, compatibility ideographs, vertical/compatibility forms,
+# half- and full-width forms
+_CJK_BLOCKS = ((0x2E80, 0x9FFF), (0xF900, 0xFAFF), (0xFE10, 0xFE1F), (0xFE30, 0xFE4F), (0xFF00, 0xFFEF))
+# ConciseDateFormatter's formats, zero formats and offset formats with numeric months (zh-CN)
+_NUMERIC_DATES: tuple[list[str], list[str], dict[str, Any]] = (
+    ["%Y", "%Y-%m", "%m-%d", "%H:%M", "%H:%M", "%H:%M:%S.%f"],
+    ["", "%Y", "%Y-%m", "%m-%d", "%H:%M", "%H:%M:%S"],
+    {"offset_formats": ["", "%Y", "%Y-%m", "%Y-%m-%d", "%Y-%m-%d", "%Y-%m-%d %H:%M"]},
+)
+
+
+def is_cjk(char: str) -> bool:
+    """Whether ``char`` is in a CJK block (ideographs, CJK and full-width punctuation): the characters
+    DejaVu Sans has no glyph for, which the bundled font must hold."""
+    return any(lo <= ord(char) <= hi for lo, hi in _CJK_BLOCKS)
+
+
+def font_characters() -> str:
+    """The characters the bundled font must hold, sorted: the CJK characters of the zh-CN texts of
+    ``FONT_KEYS`` (their literal parts: parameters are data) and ``CJK_PUNCTUATION``."""
+    chars = set(CJK_PUNCTUATION)
+    for key in FONT_KEYS:
+        for literal, _, _, _ in string.Formatter().parse(MESSAGES[key]["zh-CN"]):
+            chars.update(c for c in literal if is_cjk(c))
+    return "".join(sorted(chars))
+
+
+def _language(lang: str | None) -> str:
+    lang = i18n.language() if lang is None else lang
+    if lang not in LANGUAGES:
+        raise ValueError(f"plots: unknown language {lang!r}: known {', '.join(LANGUAGES)}")
+    return lang
+
+
+def _families() -> list[str]:
+    """The font families with the bundled font as the last fallback (registered once with matplotlib)."""
+    import matplotlib as mpl
+    from matplotlib import font_manager
+
+    if not any(f.fname == str(FONT_FILE) for f in font_manager.fontManager.ttflist):
+        font_manager.fontManager.addfont(str(FONT_FILE))
+    families = list(mpl.rcParams["font.family"])
+    return families if FONT_FAMILY in families else [*families, FONT_FAMILY]
+
+
+@contextlib.contextmanager
+def _fonts(lang: str) -> Iterator[None]:
+    """In zh-CN, the artists made inside fall back to the bundled font (rcParams restored on exit)."""
+    if lang == "en":
+        yield
+        return
+    import matplotlib as mpl
+
+    with mpl.rc_context({"font.family": _families()}):
+        yield
+
+
+def _family(lang: str) -> dict[str, Any]:
+    """The font families for a text an Axes made before ``_fonts`` (its title and axis labels, when the
+    caller passes ``ax``); nothing in English, so English plots are as they were."""
+    return {} if lang == "en" else {"fontfamily": _families()}
+
+
+def _latin(lang: str) -> dict[str, Any]:
+    """The font families without the bundled font, for a bold number; nothing in English."""
+    import matplotlib as mpl
+
+    return {} if lang == "en" else {"fontfamily": [f for f in mpl.rcParams["font.family"] if f != FONT_FAMILY]}
+
+
+def _count(label: str, n, lang: str) -> str:
+    """A legend entry: ``"completed (252)"``."""
+    return text("plots.count", lang, label=label, n=n)
 
 
 # ---- helpers ------------------------------------------------------------------------------------
@@ -635,7 +808,11 @@ def _exchange_layers(capture) -> pd.Series:
 
 
 __all__ = [
+    "CJK_PUNCTUATION",
     "ERROR_COUNTS",
+    "FONT_FAMILY",
+    "FONT_FILE",
+    "FONT_KEYS",
     "LAYER_COLORS",
     "LAYER_MARKERS",
     "LAYER_ORDER",
@@ -651,6 +828,8 @@ __all__ = [
     "errors_by_layer",
     "experiment_rate_text",
     "experiment_rates",
+    "font_characters",
+    "is_cjk",
     "strict_cell_text",
     "strict_counts",
     "strict_matrix",

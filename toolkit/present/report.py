@@ -372,7 +372,7 @@ def to_html(
         if figure_available():
             img = (
                 f'<h2>{captures}</h2><img alt="{escape(text("report.html.figure_alt", lang))}" '
-                f'src="data:image/png;base64,{_figure_png(capture)}">'
+                f'src="data:image/png;base64,{_figure_png(capture, lang)}">'
             )
         else:
             img = f'<h2>{captures}</h2><p class="meta">{escape(_figure_missing(lang))}</p>'
@@ -404,13 +404,13 @@ def _provenance_html(inputs: Inputs, lang: str = "en") -> str:
     )
 
 
-def _figure_png(capture) -> str:
+def _figure_png(capture, lang: str = "en") -> str:
     import matplotlib
 
     matplotlib.use("Agg", force=False)
     from toolkit.present.plots import summary_figure
 
-    return _png(summary_figure(capture))
+    return _png(summary_figure(capture, lang=lang))
 
 
 def _png(fig) -> str:
@@ -689,7 +689,7 @@ def experiment_html(result, *, lang: str | None = None) -> str:
 
         figure = (
             f'<img alt="{escape(text("experiment.figure_alt", lang))}" '
-            f'src="data:image/png;base64,{_png(experiment_rates(result.summary))}">'
+            f'src="data:image/png;base64,{_png(experiment_rates(result.summary, lang=lang))}">'
         )
     else:
         figure = f'<p class="meta">{escape(_figure_missing(lang))}</p>'

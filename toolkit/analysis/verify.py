@@ -353,10 +353,20 @@ def _strict_evidence(capture: Capture) -> list[str]:
                     "verify.strict.called",
                     tool=name,
                     fields=", ".join(rows.iloc[0]["must_fill"]),
-                    fills="; ".join(f"{f['field']}={f['filled']!r} ({f['why']})" for f in fills),
+                    fills=_fills(
+                        [
+                            Message("verify.strict.fill", field=f["field"], filled=repr(f["filled"]), why=f["why"])
+                            for f in fills
+                        ]
+                    ),
                 )
             )
     return out
+
+
+def _fills(parts: list[Message]) -> Message:
+    """``a; b; c`` in English, ``a；b；c`` in Chinese: each fill joined to the rest by a Message."""
+    return parts[0] if len(parts) == 1 else Message("verify.strict.fills", first=parts[0], rest=_fills(parts[1:]))
 
 
 def _capability(findings, caps: pd.DataFrame, said: dict[str, Message]) -> LayerResult:
@@ -366,7 +376,7 @@ def _capability(findings, caps: pd.DataFrame, said: dict[str, Message]) -> Layer
         evidence.append(Message("verify.capability.requests", counts=", ".join(f"{k} ×{v}" for k, v in counts.items())))
         bad = caps[caps["verdict"].astype(str).isin(CAPABILITY_FAILURES)]
         for r in bad.drop_duplicates("verdict").itertuples():
-            evidence.append(f"{r.verdict}: {r.evidence}")
+            evidence.append(Message("verify.capability.verdict", verdict=r.verdict, evidence=r.evidence))
         if len(bad):
             return LayerResult(
                 "capability",
@@ -403,7 +413,7 @@ def _execution(replayed: pd.DataFrame, capture: Capture, mode, dsh) -> LayerResu
         key = "verify.execution.granted_one" if len(granted) == 1 else "verify.execution.granted"
         evidence.append(Message(key, n=len(granted), modes=", ".join(sorted(set(granted)))))
     for msg, n in failed["message"].value_counts().items():
-        evidence.append(f"×{n}: {msg}")
+        evidence.append(Message("verify.execution.refusal", n=n, message=msg))  # DSH's text, verbatim
     if len(disagree):
         evidence.append(Message("verify.execution.disagree", n=len(disagree)))
     if failed.empty:

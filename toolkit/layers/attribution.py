@@ -12,6 +12,7 @@ import pandas as pd
 from toolkit.capture.frames import declare
 from toolkit.errors import InputError
 from toolkit.knowledge import adapters
+from toolkit.knowledge.messages import Joined, Message
 from toolkit.layers.serialization import adapter_refusals, schema_changes
 from toolkit.wire.schemas import flat_tool
 
@@ -165,26 +166,40 @@ def _attempt(
     ]
 
 
-def _join(parts: list[str], word: str = "or") -> str:
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + f" {word} " + parts[-1]
+def _join(parts: list[str]) -> str:
+    """``a, b or c``: the option values verbatim, the ``or`` a Message."""
+    return parts[0] if len(parts) == 1 else Message("attribution.or", first=Joined(", ", parts[:-1]), last=parts[-1])
+
+
+def _phrases(phrases: list[Message]) -> Message:
+    """``a; b; or c``, with the Chinese punctuation in Chinese."""
+    if len(phrases) == 1:
+        return phrases[0]
+    if len(phrases) == 2:
+        return Message("attribution.or_last", first=phrases[0], last=phrases[1])
+    return Message("attribution.then", first=phrases[0], rest=_phrases(phrases[1:]))
 
 
 def attribution_verdict(table: pd.DataFrame) -> str:
     """One line for an ``attribute`` table: the matching profiles (all of them when several tie), or
-    ``no profile matches`` and the closest."""
+    ``no profile matches`` and the closest; a toolkit ``Message`` (its English text as a ``str``)."""
     if table.empty:
-        return f"{NO_MATCH}: no modelled adapter sends this api"
+        return Message("attribution.no_adapter")
     hits = table[table["match"].fillna(False).astype(bool)]
     if hits.empty:
         best = table.iloc[0]
-        return (
-            f"{NO_MATCH}; the closest is {best['name']} {best['version']} with {best['options']} "
-            f"({best['exact']} of {best['tools']} tools exact)"
+        return Message(
+            "attribution.closest",
+            name=best["name"],
+            version=best["version"],
+            options=best["options"],
+            exact=best["exact"],
+            tools=best["tools"],
         )
     groups: dict[tuple[str, str], dict[str, list[str]]] = {}
     for row in hits.itertuples(index=False):
         groups.setdefault((row.adapter, row.api), {}).setdefault(row.version, []).append(row.options)
-    phrases = []
+    phrases: list[Message] = []
     for (adapter_id, own), by_version in groups.items():
         profile = adapters.PROFILES[adapter_id]
         wire = adapters.WIRE_API[(adapter_id, own)]
@@ -193,19 +208,19 @@ def attribution_verdict(table: pd.DataFrame) -> str:
         for version, labels in by_version.items():
             merged.setdefault(_options_text(labels), []).append(version)
         for text, versions in merged.items():
-            where = f" ({own})" if several else ""
-            phrases.append(f"{profile.name} {'/'.join(versions)}{where} with {text}")
-    head = "these tools look like " + (
-        phrases[0] if len(phrases) == 1 else "; ".join(phrases[:-1]) + "; or " + phrases[-1]
-    )
-    return head + (" (tied: these tools cannot tell them apart)" if len(hits) > 1 else "")
+            key = "attribution.profile_api" if several else "attribution.profile"
+            phrases.append(Message(key, name=profile.name, versions="/".join(versions), api=own, options=text))
+    head = Message("attribution.looks_like", profiles=_phrases(phrases))
+    return Message("attribution.tied", verdict=head) if len(hits) > 1 else head
 
 
 def _options_text(labels: list[str]) -> str:
     """``strict unset`` and ``strict false`` -> ``strict unset or false`` (one option); else joined."""
     heads = {label.rsplit(" ", 1)[0] for label in labels}
     if len(heads) == 1 and all(" " in label and "," not in label for label in labels):
-        return f"{heads.pop()} {_join([label.rsplit(' ', 1)[1] for label in labels])}"
+        return Message(
+            "attribution.option", option=heads.pop(), values=_join([label.rsplit(" ", 1)[1] for label in labels])
+        )
     return _join(labels)
 
 
@@ -252,5 +267,5 @@ def attribute_capture(
     sent, wire, exact = capture_tools(capture, exchange_id)
     table = attribute(sent, definitions, api=wire, _loose=not exact)
     if not exact:
-        table.attrs["verdict"] += " (descriptions and key order not compared: load with keep_bodies=True)"
+        table.attrs["verdict"] = Message("attribution.loose", verdict=table.attrs["verdict"])
     return table

@@ -19,6 +19,7 @@ import pandas as pd
 from toolkit.capture import Capture
 from toolkit.capture.frames import CAT, UTC_TIME, declare, fixed
 from toolkit.knowledge import dsh_images
+from toolkit.knowledge.messages import Message
 from toolkit.layers.config import GatewayConfig, Settings
 
 __all__ = ["CHECK", "GATEWAY_STATES", "IMAGE_PARTS", "ROUTE_MATCHES", "VERDICTS", "check"]
@@ -46,7 +47,7 @@ CHECK = declare(
         "model": "string",
         "route_match": fixed(*ROUTE_MATCHES),
         "declared_input": object,  # tuple of modalities, or None when no configured model matched
-        "input_source": "string",
+        "input_source": object,  # a toolkit Message: English str, rendered in zh-CN by the report (NA: no match)
         "dsh_before_sending": fixed("sends", "refuses"),
         "dsh_message": "string",  # the refusal the evidence shows, else the one a DSH user most likely sees
         "dsh_messages": object,  # ((entry point, exact text), ...): every DSH text for an undeclared image
@@ -60,9 +61,10 @@ CHECK = declare(
         "error_code": "string",
         "error_message": "string",
         "verdict": fixed(*VERDICTS),
-        "evidence": "string",
+        "evidence": object,  # a toolkit Message: English str, rendered in zh-CN by the report
         "gateway_vision": fixed(*GATEWAY_STATES),  # None without a gateway config
-        "gateway_evidence": "string",  # the gateway's declaration, with its file and line or the cost map
+        "gateway_evidence": object,  # a toolkit Message (NA without a gateway config): the gateway's declaration,
+        # with its file and line or the cost map
     },
 )
 
@@ -128,10 +130,16 @@ def check(settings: Settings | None, capture: Capture, *, gateway: GatewayConfig
     for r, local_refusal in zip(rows, recorded, strict=True):
         r["verdict"], r["evidence"] = _verdict(r, local_refusal, rows)
         if r["gateway_evidence"]:
-            r["evidence"] += f"; and {r['gateway_evidence']}"
+            r["evidence"] = Message("capability.and_gateway", evidence=r["evidence"], gateway=r["gateway_evidence"])
     out = CHECK.from_records(rows)
+    for col in _MESSAGE_COLUMNS:  # missing as NA, as the "string" columns these were showed it
+        out[col] = out[col].where(out[col].notna(), pd.NA)
     out["started_at"] = pd.Series(times, dtype=object).astype(UTC_TIME) if times else out["started_at"]
     return out
+
+
+#: the object columns that hold Messages: missing values are NA, not None
+_MESSAGE_COLUMNS = ("input_source", "evidence", "gateway_evidence")
 
 
 def _dsh_texts(
@@ -175,62 +183,60 @@ def _refused_downstream(r: dict[str, Any]) -> bool:
     return not pd.isna(r["error_message"]) and r["error_code"] not in LOCAL_ERROR_CODES
 
 
-def _answer(r: dict[str, Any]) -> str:
-    what = f"{r['error_code'] or ''}: {r['error_message'] or ''}".strip()
+def _answer(r: dict[str, Any]) -> Message:
+    what = f"{r['error_code'] or ''}: {r['error_message'] or ''}".strip()  # the backend's code and text, verbatim
     if pd.isna(r["status"]):
-        return f"the step failed (a DSH log keeps no HTTP status): {what}"
-    return f"backend answered {r['status']} {what}"
+        return Message("capability.step_failed", answer=what)
+    return Message("capability.backend_answered", status=r["status"], answer=what)
 
 
-def _verdict(r: dict[str, Any], local_refusal: bool, rows: list[dict[str, Any]]) -> tuple[str, str]:
+def _verdict(r: dict[str, Any], local_refusal: bool, rows: list[dict[str, Any]]) -> tuple[str, Message]:
+    """The verdict and its evidence: a toolkit ``Message`` whose parameters (DSH's texts, the backend's
+    answer, the model and route names, the declared list and where it came from) are verbatim."""
     declared = r["declared_input"]
-    sent_text = (
-        f"{r['images_sent']} image part(s) sent ({r['media_types']}, {r['image_bytes']} bytes)"
+    sent = (
+        Message("capability.sent", n=r["images_sent"], media_types=r["media_types"], size=r["image_bytes"])
         if r["images_sent"]
-        else "no image part on the wire"
+        else Message("capability.nothing_sent")
     )
     if declared is None:
         if local_refusal:
-            return "undeclared-refused-locally", f"DSH refused before sending: {r['dsh_message']}"
-        return "route-not-in-settings", f"{sent_text}; no configured route serves model `{r['model']}` at this URL"
+            return "undeclared-refused-locally", Message("capability.refused_before_sending", dsh_text=r["dsh_message"])
+        return "route-not-in-settings", Message("capability.no_route", sent=sent, model=r["model"])
+    said = {"declared": list(declared), "source": r["input_source"]}
     if "image" in declared:
         if _refused_downstream(r):
-            return (
-                "declared-but-refused-downstream",
-                f"declared {list(declared)} ({r['input_source']}); {sent_text}; {_answer(r)}",
+            return "declared-but-refused-downstream", Message(
+                "capability.declared_then", **said, sent=sent, outcome=_answer(r)
             )
         if _accepted(r):
-            return (
-                "declared-and-accepted",
-                f"declared {list(declared)} ({r['input_source']}); {sent_text}; "
-                + (
-                    "the step completed (a DSH log keeps no HTTP status)"
-                    if pd.isna(r["status"])
-                    else f"backend answered {r['status']}"
-                ),
+            outcome = (
+                Message("capability.step_completed")
+                if pd.isna(r["status"])
+                else Message("capability.backend_status", status=r["status"])
             )
-        return "config-does-not-match-capture", f"declared {list(declared)}, but {sent_text}" + (
-            " and pi-ai's placeholder was sent instead" if r["placeholder"] else ""
-        )
+            return "declared-and-accepted", Message("capability.declared_then", **said, sent=sent, outcome=outcome)
+        key = "capability.declared_but_placeholder" if r["placeholder"] else "capability.declared_but"
+        return "config-does-not-match-capture", Message(key, declared=list(declared), sent=sent)
     if r["images_sent"] and not local_refusal:
-        return (
-            "config-does-not-match-capture",
-            f"declared {list(declared)} ({r['input_source']}), yet {sent_text}: the capture was made with another configuration",
-        )
+        return "config-does-not-match-capture", Message("capability.declared_yet", **said, sent=sent)
     capable = [e for e in rows if e["model"] == r["model"] and e["route"] != r["route"] and _accepted(e)]
     local = (
-        f"pi-ai sent its placeholder `{dsh_images.PLACEHOLDER_USER}` instead"
+        Message("capability.placeholder", placeholder=dsh_images.PLACEHOLDER_USER)
         if r["placeholder"]
-        else f"DSH refused: {r['dsh_message']}"
+        else Message("capability.dsh_refused", dsh_text=r["dsh_message"])
     )
     if capable:
         other = capable[0]
-        return (
-            "undeclared-but-capable",
-            f"declared {list(declared)} ({r['input_source']}); {local}; but `{r['model']}` accepted images on "
-            f"route `{other['route']}` ({other['exchange_id']})",
+        return "undeclared-but-capable", Message(
+            "capability.declared_local_capable",
+            **said,
+            local=local,
+            model=r["model"],
+            route=other["route"],
+            exchange=other["exchange_id"],
         )
-    return "undeclared-refused-locally", f"declared {list(declared)} ({r['input_source']}); {local}"
+    return "undeclared-refused-locally", Message("capability.declared_local", **said, local=local)
 
 
 def _match(settings: Settings | None, x: Any) -> tuple[str | None, str | None, str, pd.Series | None]:

@@ -17,6 +17,7 @@ import pandas as pd
 from toolkit.capture.frames import declare, fixed
 from toolkit.errors import InputError
 from toolkit.knowledge import dsh_runtime as dsh
+from toolkit.knowledge.messages import Message
 from toolkit.knowledge.openai_strict import Violation, check
 from toolkit.knowledge.pi_ai_strict import StrictSchemaError, has_transform, make_strict
 from toolkit.layers.serialization import variants
@@ -137,16 +138,17 @@ def _absent_reading(definition: dict, pi_ai: str) -> dict[str, Any]:
     }
 
 
-#: DSH's own answers to filled values, by field (``toolkit.knowledge.dsh_runtime``).
-_DSH_FILLS: dict[str, tuple[Any, str]] = {
-    "justification": ("", f"DSH refuses an empty justification: {dsh.EMPTY_JUSTIFICATION!r}"),
-    "timeoutMs": (0, f"DSH refuses it: {dsh.invalid_timeout(0)!r}"),
+#: DSH's own answers to filled values, by field (``toolkit.knowledge.dsh_runtime``); DSH's text verbatim.
+_DSH_FILLS: dict[str, tuple[Any, Message]] = {
+    "justification": ("", Message("strict.fill.dsh_empty_justification", dsh_text=repr(dsh.EMPTY_JUSTIFICATION))),
+    "timeoutMs": (0, Message("strict.fill.dsh_refuses", dsh_text=repr(dsh.invalid_timeout(0)))),
 }
 #: DSH's pairing rule: each of the two without the other is refused.
 _DSH_PAIRS = (("sandbox_permissions", "justification"),)
 
 
 def _risky_fills(params: dict, must_fill: tuple[str, ...]) -> list[dict[str, Any]]:
+    """``{field, filled, why}`` per forced field; ``why`` is a toolkit ``Message`` (a ``str``), rendered by the report."""
     props = params.get("properties") or {}
     out: list[dict[str, Any]] = []
     for name in must_fill:
@@ -157,36 +159,30 @@ def _risky_fills(params: dict, must_fill: tuple[str, ...]) -> list[dict[str, Any
         t = node.get("type")
         if isinstance(enum, list) and enum:
             if all(v in dsh.ESCALATION_TARGETS for v in enum):
-                why = (
-                    f"every member ({', '.join(map(str, enum))}) is a sandbox escalation: any filled value asks for "
-                    "wider access (approval, or refused as not strictly wider)"
-                )
+                why = Message("strict.fill.escalation", members=", ".join(map(str, enum)))
             else:
-                why = "the first enum member is what a forced model tends to pick; it is a choice, not the default"
+                why = Message("strict.fill.first_enum")
             out.append({"field": name, "filled": enum[0], "why": why})
         elif name in _DSH_FILLS:
             filled, why = _DSH_FILLS[name]
             out.append({"field": name, "filled": filled, "why": why})
         elif t == "string":
-            out.append({"field": name, "filled": "", "why": "an empty string is sent where the field was left out"})
+            out.append({"field": name, "filled": "", "why": Message("strict.fill.empty_string")})
         elif t in ("number", "integer"):
-            out.append({"field": name, "filled": 0, "why": "0 is sent where the field was left out (not its default)"})
+            out.append({"field": name, "filled": 0, "why": Message("strict.fill.zero")})
         elif t == "boolean":
-            out.append(
-                {
-                    "field": name,
-                    "filled": False,
-                    "why": "false is sent where the field was left out; safe only if false is the runtime's default",
-                }
-            )
+            out.append({"field": name, "filled": False, "why": Message("strict.fill.false")})
     for a, b in _DSH_PAIRS:
         if a in must_fill and b in must_fill:
             out.append(
                 {
                     "field": f"{a}+{b}",
                     "filled": "both",
-                    "why": f"mutually dependent optional pair: each without the other is refused "
-                    f"({dsh.NEEDS_JUSTIFICATION!r} / {dsh.LONE_JUSTIFICATION!r}); a forced model sends both",
+                    "why": Message(
+                        "strict.fill.pair",
+                        needs=repr(dsh.NEEDS_JUSTIFICATION),
+                        lone=repr(dsh.LONE_JUSTIFICATION),
+                    ),
                 }
             )
     return out
@@ -218,7 +214,7 @@ VERDICTS = declare(
         "first_message": "string",  # the 400 OpenAI answers (strict true, or an absent strict on Responses)
         "n_violations": "Int64",
         "must_fill": object,  # tuple: optional fields a strict reading forces the model to invent
-        "risky_fills": object,  # list of {field, filled, why}
+        "risky_fills": object,  # list of {field, filled, why}; why: a toolkit Message (English str, rendered by the report)
         "pi_ai_transform": "string",  # "accepted", "refused: <pi-ai's text>" or OpenAI's 400 for the result
         "agents_sdk": "string",  # the same for the Agents SDK transform (missing: not modelled)
         "all_keys_required": "string",

@@ -81,6 +81,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "strict reading of {tool} (called): the model must fill {fields}; risky fills: {fills}",
         "zh-CN": "{tool}（已调用）的 strict 读取：模型必须填写 {fields}；有风险的填写：{fills}",
     },
+    "verify.strict.fill": {"en": "{field}={filled} ({why})", "zh-CN": "{field}={filled}（{why}）"},
+    "verify.strict.fills": {"en": "{first}; {rest}", "zh-CN": "{first}；{rest}"},
+    "verify.capability.verdict": {"en": "{verdict}: {evidence}", "zh-CN": "{verdict}：{evidence}"},
     "verify.capability.requests": {"en": "requests with images: {counts}", "zh-CN": "带图片的请求：{counts}"},
     "verify.capability.not_reached": {
         "en": "{bad} of {n} image requests did not reach a model that takes them",
@@ -121,6 +124,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{n} approved escalations granted {modes}",
         "zh-CN": "{n} 次获批的提权授予了 {modes}",
     },
+    "verify.execution.refusal": {"en": "×{n}: {message}", "zh-CN": "×{n}：{message}"},
     "verify.execution.disagree": {
         "en": "{n} verdicts differ from DSH's recorded results",
         "zh-CN": "{n} 个结论与 DSH 记录的结果不同",
@@ -137,5 +141,115 @@ MESSAGES: dict[str, dict[str, str]] = {
     "verify.execution.refused": {
         "en": "DSH refused {failed} of {n} calls",
         "zh-CN": "DSH 拒绝了 {n} 次调用中的 {failed} 次",
+    },
+    # ---- strict: why a value a strict reading forces the model to fill is risky (strict.risky_fills) ----
+    "strict.fill.escalation": {
+        "en": "every member ({members}) is a sandbox escalation: any filled value asks for wider access (approval, "
+        "or refused as not strictly wider)",
+        "zh-CN": "{members} 每个取值都是沙箱提权：填哪个都等于申请更大的权限，要么需要审批，要么因并非严格放宽而被拒",
+    },
+    "strict.fill.first_enum": {
+        "en": "the first enum member is what a forced model tends to pick; it is a choice, not the default",
+        "zh-CN": "被迫填写时，模型往往选枚举的第一个值；这只是一种选择，并非默认值",
+    },
+    "strict.fill.dsh_empty_justification": {
+        "en": "DSH refuses an empty justification: {dsh_text}",
+        "zh-CN": "DSH 拒绝空的 justification：{dsh_text}",
+    },
+    "strict.fill.dsh_refuses": {"en": "DSH refuses it: {dsh_text}", "zh-CN": "DSH 拒绝该值：{dsh_text}"},
+    "strict.fill.empty_string": {
+        "en": "an empty string is sent where the field was left out",
+        "zh-CN": "本应省略的字段被填成了空字符串",
+    },
+    "strict.fill.zero": {
+        "en": "0 is sent where the field was left out (not its default)",
+        "zh-CN": "本应省略的字段被填成了 0（并非其默认值）",
+    },
+    "strict.fill.false": {
+        "en": "false is sent where the field was left out; safe only if false is the runtime's default",
+        "zh-CN": "本应省略的字段被填成了 false；只有运行时的默认值恰好是 false 时才安全",
+    },
+    "strict.fill.pair": {
+        "en": "mutually dependent optional pair: each without the other is refused ({needs} / {lone}); a forced "
+        "model sends both",
+        "zh-CN": "互相依赖的一对可选字段：只填其中一个会被拒绝（{needs} / {lone}）；被迫填写的模型会两个都发",
+    },
+    # ---- capability: the evidence of each image request's verdict (capability.check) ------------------
+    "capability.sent": {
+        "en": "{n} image part(s) sent ({media_types}, {size} bytes)",
+        "zh-CN": "发送了 {n} 个图片部分（{media_types}，{size} 字节）",
+    },
+    "capability.nothing_sent": {"en": "no image part on the wire", "zh-CN": "请求中没有图片部分"},
+    "capability.refused_before_sending": {
+        "en": "DSH refused before sending: {dsh_text}",
+        "zh-CN": "DSH 在发送前拒绝：{dsh_text}",
+    },
+    "capability.no_route": {
+        "en": "{sent}; no configured route serves model `{model}` at this URL",
+        "zh-CN": "{sent}；没有已配置的路由在这个 URL 上提供模型 `{model}`",
+    },
+    "capability.step_failed": {
+        "en": "the step failed (a DSH log keeps no HTTP status): {answer}",
+        "zh-CN": "该步骤失败（DSH 日志不记录 HTTP 状态码）：{answer}",
+    },
+    "capability.backend_answered": {"en": "backend answered {status} {answer}", "zh-CN": "后端返回 {status} {answer}"},
+    "capability.backend_status": {"en": "backend answered {status}", "zh-CN": "后端返回 {status}"},
+    "capability.step_completed": {
+        "en": "the step completed (a DSH log keeps no HTTP status)",
+        "zh-CN": "该步骤已完成（DSH 日志不记录 HTTP 状态码）",
+    },
+    "capability.declared_then": {
+        "en": "declared {declared} ({source}); {sent}; {outcome}",
+        "zh-CN": "声明为 {declared}（{source}）；{sent}；{outcome}",
+    },
+    "capability.declared_but": {"en": "declared {declared}, but {sent}", "zh-CN": "声明为 {declared}，但{sent}"},
+    "capability.declared_but_placeholder": {
+        "en": "declared {declared}, but {sent} and pi-ai's placeholder was sent instead",
+        "zh-CN": "声明为 {declared}，但{sent}，发出的是 pi-ai 的占位符",
+    },
+    "capability.declared_yet": {
+        "en": "declared {declared} ({source}), yet {sent}: the capture was made with another configuration",
+        "zh-CN": "声明为 {declared}（{source}），却{sent}：该抓包是在另一套配置下录制的",
+    },
+    "capability.placeholder": {
+        "en": "pi-ai sent its placeholder `{placeholder}` instead",
+        "zh-CN": "pi-ai 改为发送了占位符 `{placeholder}`",
+    },
+    "capability.dsh_refused": {"en": "DSH refused: {dsh_text}", "zh-CN": "DSH 拒绝：{dsh_text}"},
+    "capability.declared_local": {
+        "en": "declared {declared} ({source}); {local}",
+        "zh-CN": "声明为 {declared}（{source}）；{local}",
+    },
+    "capability.declared_local_capable": {
+        "en": "declared {declared} ({source}); {local}; but `{model}` accepted images on route `{route}` ({exchange})",
+        "zh-CN": "声明为 {declared}（{source}）；{local}；但 `{model}` 在路由 `{route}` 上接受了图片（{exchange}）",
+    },
+    "capability.and_gateway": {"en": "{evidence}; and {gateway}", "zh-CN": "{evidence}；另外，{gateway}"},
+    # ---- attribution: which client library sent a capture's tools (attribution_verdict) --------------
+    "attribution.no_adapter": {
+        "en": "no profile matches: no modelled adapter sends this api",
+        "zh-CN": "没有匹配的 profile：已建模的适配器都不发送这种 API",
+    },
+    "attribution.closest": {
+        "en": "no profile matches; the closest is {name} {version} with {options} ({exact} of {tools} tools exact)",
+        "zh-CN": "没有匹配的 profile；最接近的是 {name} {version}，选项 {options}（{tools} 个工具中有 {exact} 个完全一致）",
+    },
+    "attribution.profile": {"en": "{name} {versions} with {options}", "zh-CN": "{name} {versions}，选项 {options}"},
+    "attribution.profile_api": {
+        "en": "{name} {versions} ({api}) with {options}",
+        "zh-CN": "{name} {versions}（{api}），选项 {options}",
+    },
+    "attribution.option": {"en": "{option} {values}", "zh-CN": "{option} 为 {values}"},
+    "attribution.or": {"en": "{first} or {last}", "zh-CN": "{first} 或 {last}"},
+    "attribution.then": {"en": "{first}; {rest}", "zh-CN": "{first}；{rest}"},
+    "attribution.or_last": {"en": "{first}; or {last}", "zh-CN": "{first}；或 {last}"},
+    "attribution.looks_like": {"en": "these tools look like {profiles}", "zh-CN": "这些工具看起来出自 {profiles}"},
+    "attribution.tied": {
+        "en": "{verdict} (tied: these tools cannot tell them apart)",
+        "zh-CN": "{verdict}（并列：仅凭这些工具无法区分）",
+    },
+    "attribution.loose": {
+        "en": "{verdict} (descriptions and key order not compared: load with keep_bodies=True)",
+        "zh-CN": "{verdict}（未比较描述和键顺序：请用 keep_bodies=True 加载）",
     },
 }

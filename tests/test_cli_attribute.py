@@ -44,3 +44,27 @@ def test_a_capture_without_tools_is_an_input_error(capsys):
     rollout = FIXTURES / "codex" / "real-0.171.0-danger-full-access.jsonl"
     assert main(["attribute", str(rollout)]) == 2
     assert capsys.readouterr().err == "agent-contract: error: attribute: the capture sent no tools\n"
+
+
+def test_the_verdict_line_in_chinese_keeps_names_versions_and_the_table(capsys, monkeypatch):
+    monkeypatch.delenv("AGENT_CONTRACT_LANG", raising=False)
+    capture = str(DATA / "dsh-before-fix" / "capture.har")
+    assert main(["attribute", capture]) == 0
+    en = capsys.readouterr().out
+    assert main(["attribute", capture, "--lang", "zh-CN"]) == 0
+    zh = capsys.readouterr().out
+    assert zh.splitlines()[0] != en.splitlines()[0] and "这些工具看起来出自" in zh.splitlines()[0]
+    assert "pi-ai 1.6.0/0.82.1/0.99.1（openai-responses）" in zh and "compat.supportsStrictMode" in zh
+    assert zh.splitlines()[1:] == en.splitlines()[1:]  # the table is data: the same in both languages
+
+
+def test_no_match_in_chinese(tmp_path, capsys):
+    source = (DATA / "busy-day" / "gateway.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    record = json.loads(source)
+    for tool in record["request"]["body"]["tools"]:
+        tool["strict"] = "yes"
+    path = tmp_path / "odd.jsonl"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    assert main(["attribute", str(path), "--lang", "zh-CN"]) == 1
+    out = capsys.readouterr().out
+    assert "最接近的：" in out and "closest:" not in out and "no profile matches" not in out

@@ -16,7 +16,7 @@ from pathlib import Path
 from toolkit.errors import InputError
 from toolkit.knowledge import dsh_runtime, pi_ai, pi_ai_tools
 from toolkit.knowledge.dsh_tools import SCHEMAS as DSH_TOOL_SCHEMAS
-from toolkit.knowledge.messages import LANGUAGES, render
+from toolkit.knowledge.messages import LANGUAGES, Message, render
 from toolkit.knowledge.messages import text as message
 from toolkit.sources import registry
 from toolkit.sources.detect import FORMATS as CAPTURE_FORMATS
@@ -190,7 +190,7 @@ def _verify(args) -> int:
     result = verify(settings, capture, mode=args.mode, dsh=args.dsh, gateway_config=gateway)
     from toolkit.analysis.provenance import table
 
-    mode = f"{result.mode} ({result.mode_source})" if result.mode else None
+    mode = Message("cli.verify.mode", mode=result.mode, source=result.mode_source) if result.mode else None
     prov = table(settings, captures=args.capture, sessions=args.session) if (args.capture or args.session) else None
     inputs = report.Inputs(
         args.settings, list(args.capture), list(args.session), mode, args.dsh, prov, args.gateway_config
@@ -301,12 +301,13 @@ def _attribute(args) -> int:
     from toolkit.capture import load_capture
     from toolkit.layers.attribution import attribute_capture
 
+    lang = _lang(args)
     table = attribute_capture(load_capture(args.capture, keep_bodies=True, format=args.format), args.exchange)
-    print(table.attrs["verdict"])
+    print(render(table.attrs["verdict"], lang))
     shown = table if args.all else table[table["match"].fillna(False).astype(bool)]
     if shown.empty:
         shown = table.head(3)
-        print("\nclosest:")
+        print("\n" + message("cli.attribute.closest", lang))
     with pd.option_context("display.width", 250, "display.max_colwidth", 100, "display.max_columns", 20):
         print()
         print(shown[["rank", "name", "version", "api", "options", "exact", "tools"]].to_string(index=False))
@@ -560,6 +561,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--exchange", help="the exchange id (default: the first exchange that sent tools)")
     a.add_argument("--format", choices=list(CAPTURE_FORMATS), help="force a capture format (default: detected)")
     a.add_argument("--all", action="store_true", help="list every profile tried, not only the matches")
+    _lang_option(a, "the language of the verdict line; the table's values stay verbatim")
     a.set_defaults(func=_attribute)
 
     w = sub.add_parser("variants", help="the strict variants of a DSH tool and what each forces a model to send")

@@ -13,6 +13,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "cli.note": {"en": "agent-contract: note: {note}", "zh-CN": "agent-contract：注意：{note}"},
     "cli.interrupted": {"en": "agent-contract: interrupted", "zh-CN": "agent-contract：已中断"},
     "cli.wrote": {"en": "wrote {out}", "zh-CN": "已写入 {out}"},
+    "cli.attribute.closest": {"en": "closest:", "zh-CN": "最接近的："},
+    "cli.verify.mode": {"en": "{mode} ({source})", "zh-CN": "{mode}（{source}）"},
     # ---- verify -------------------------------------------------------------------------------------
     "cli.verify.wrote_pass": {"en": "PASS: wrote {out}", "zh-CN": "通过：已写入 {out}"},
     "cli.verify.wrote_fail": {"en": "FAIL: wrote {out}", "zh-CN": "失败：已写入 {out}"},

@@ -17,6 +17,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "severity.warning": {"en": "warning", "zh-CN": "警告"},
     "severity.info": {"en": "info", "zh-CN": "提示"},
     # ---- verify: the layers' own sentences ------------------------------------------------------
+    "verify.mode_source.given": {"en": "given", "zh-CN": "命令行指定"},
+    "verify.mode_source.settings": {"en": "settings: {source}", "zh-CN": "settings：{source}"},
     "verify.finding": {"en": "{severity} ({where}): {message}", "zh-CN": "{severity}（{where}）：{message}"},
     "verify.finding_dsh": {
         "en": "{severity} ({where}): {message} — DSH: {dsh_text}",

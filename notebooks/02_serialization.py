@@ -21,8 +21,10 @@ import pandas as pd
 
 import toolkit
 from toolkit.knowledge.dsh_tools import BASH_DESCRIPTION, BASH_PARAMETERS
+from toolkit.knowledge.messages import render
 from toolkit.knowledge.pi_ai_tools import convert_responses_tools
 from toolkit.layers.serialization import compare, convert_tools, validate_arguments, variants
+from toolkit.present import i18n
 from toolkit.present.widgets import StrictVariantComparer
 
 pd.set_option("display.max_colwidth", 200)
@@ -186,7 +188,7 @@ strict_verdicts(dsh_before)[
 
 # %%
 verdict = strict_verdict(bash)
-verdict.first, pd.DataFrame(verdict.risky_fills)
+verdict.first, i18n.localize(pd.DataFrame(verdict.risky_fills, dtype=object))
 
 # %% [markdown] tags=["en"]
 # ## The same tool through five adapters
@@ -282,7 +284,7 @@ through_adapters(issue)
 
 # %%
 attribution = attribute_capture(toolkit.load_capture(DATA / "before-fix" / "capture.har", keep_bodies=True))
-print(attribution.attrs["verdict"])
+print(render(attribution.attrs["verdict"], i18n.language()))
 attribution[attribution["match"]][["adapter", "version", "api", "options", "exact", "tools"]]
 
 # %% [markdown] tags=["en"]

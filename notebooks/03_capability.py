@@ -22,6 +22,7 @@ import pandas as pd
 
 import toolkit
 from toolkit.layers.capability import check
+from toolkit.present import i18n
 
 pd.set_option("display.max_colwidth", 140)
 DATA = Path("..") / "data"
@@ -48,7 +49,7 @@ before = check(
     dsh_before_settings,
     toolkit.load_captures([DATA / "dsh-before-fix" / "capture.har", DATA / "dsh-before-fix" / "session.jsonl.zstd"]),
 )
-before[COLUMNS]
+i18n.localize(before, COLUMNS)  # the toolkit's words (input_source) in the notebook's language
 
 # %%
 print(before.iloc[-1]["dsh_message"])
@@ -74,9 +75,10 @@ pd.DataFrame(before.iloc[-1]["dsh_messages"], columns=["entry point", "DSH's tex
 # pi-ai 客户端的录制，它把截图附在用户消息上：
 
 # %%
-check(after_settings, toolkit.load_capture(DATA / "after-fix" / "capture.har"))[
-    COLUMNS + ["media_types", "image_bytes"]
-]
+i18n.localize(
+    check(after_settings, toolkit.load_capture(DATA / "after-fix" / "capture.har")),
+    COLUMNS + ["media_types", "image_bytes"],
+)
 
 # %% [markdown] tags=["en"]
 # ## Declared, but refused downstream
@@ -126,7 +128,7 @@ with_gateway = check(
     toolkit.load_capture(DATA / "dsh-image" / "session.jsonl.zstd"),
     gateway=gateway,
 )
-with_gateway[["exchange_id", "declared_input", "gateway_vision", "gateway_evidence", "verdict"]]
+i18n.localize(with_gateway, ["exchange_id", "declared_input", "gateway_vision", "gateway_evidence", "verdict"])
 
 # %% [markdown] tags=["en"]
 # ## When the evidence does not fit the settings
@@ -140,7 +142,10 @@ with_gateway[["exchange_id", "declared_input", "gateway_vision", "gateway_eviden
 # 用修复前的设置来评判修复后的抓包：设置表明图像不可能发出，图像却发出了。工具包会如实指出这一点，而不是偏袒任何一方。
 
 # %%
-check(before_settings, toolkit.load_capture(DATA / "after-fix" / "capture.har"))[["exchange_id", "verdict", "evidence"]]
+i18n.localize(
+    check(before_settings, toolkit.load_capture(DATA / "after-fix" / "capture.har")),
+    ["exchange_id", "verdict", "evidence"],
+)
 
 # %% [markdown] tags=["en"]
 # ## On your own setup

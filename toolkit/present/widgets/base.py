@@ -19,6 +19,8 @@ from typing import Any
 import pandas as pd
 
 from toolkit.capture import Capture
+from toolkit.knowledge.messages import MESSAGES, render
+from toolkit.present.i18n import language, t
 
 __all__ = [
     "CSS",
@@ -113,9 +115,9 @@ def esc(value: Any) -> str:
 
 
 def seq(values: Iterable[str]) -> str:
-    """A list of names for a header: ``a, b`` or ``none``."""
+    """A list of names for a header: ``a, b`` or ``none`` (in the current language)."""
     values = list(values)
-    return ", ".join(values) if values else "none"
+    return ", ".join(values) if values else t("widget.none")
 
 
 def pane(body: str, *, classes: str = "") -> str:
@@ -127,21 +129,26 @@ def pane(body: str, *, classes: str = "") -> str:
 _TABLE_OPTIONS = ("display.precision", 6, "display.max_colwidth", None, "display.float_format", None)
 
 
-def _cell(value: Any) -> Any:
+def _cell(value: Any, lang: str) -> Any:
     if isinstance(value, tuple):
         return ", ".join(map(str, value))
     if isinstance(value, dict):
         return json.dumps(value, ensure_ascii=False, default=str)
-    return value
+    return render(value, lang)  # a toolkit Message in the reader's language; data as it is
 
 
-def frame_html(df: pd.DataFrame, *, empty: str = "none") -> str:
-    """A DataFrame as an escaped, deterministic HTML table (``to_html(escape=True, index=False)``)."""
+def frame_html(df: pd.DataFrame, *, empty: str | None = None) -> str:
+    """A DataFrame as an escaped, deterministic HTML table (``to_html(escape=True, index=False)``), in
+    the current language: column headers with a ``widget.col.<name>`` message translated (the others,
+    policy names say, as they are) and toolkit ``Message`` cells rendered; ``empty`` (default ``none``)
+    is shown for an empty frame."""
     if df.empty:
-        return f'<p class="tk-empty">{esc(empty)}</p>'
+        return f'<p class="tk-empty">{esc(t("widget.none") if empty is None else empty)}</p>'
+    lang = language()
     with pd.option_context(*_TABLE_OPTIONS):
         shown = df.astype(object)
         shown = shown.where(shown.notna(), "")  # NA, NaN, NaT: an empty cell whatever the dtype
         for col in shown.columns:
-            shown[col] = shown[col].map(_cell)
+            shown[col] = shown[col].map(lambda v: _cell(v, lang))
+        shown.columns = [t(f"widget.col.{c}") if f"widget.col.{c}" in MESSAGES else c for c in shown.columns]
         return shown.to_html(escape=True, index=False, na_rep="", border=0, classes="tk-table")

@@ -202,11 +202,13 @@ def exchange_detail(
 def detail_html(capture: Capture, exchange_id: str | None, *, triaged: pd.DataFrame | None = None) -> str:
     """``exchange_detail`` as HTML: one heading and table per part."""
     if exchange_id is None:
-        return pane("<p>no exchange selected</p>")
+        return pane(f"<p>{esc(t('widget.no_exchange'))}</p>")
     parts = exchange_detail(capture, exchange_id, triaged=triaged)
     body = [f"<h4>{esc(exchange_id)}</h4>"]
     for name in ("errors", "calls", "tools", "inputs", "exchange"):
-        body.append(f"<h5>{esc(name)}</h5>" + frame_html(parts[name], empty=f"no {name}"))
+        body.append(
+            f"<h5>{esc(t(f'widget.part.{name}'))}</h5>" + frame_html(parts[name], empty=t(f"widget.no_part.{name}"))
+        )
     return pane("".join(body))
 
 
@@ -248,13 +250,20 @@ class CaptureExplorer(RememberedWidget):
         )
         statuses = sorted(int(s) for s in ex["status"].dropna().unique())
         self.status = W.Dropdown(
-            options=[(t("widget.any"), None), ("2xx", "2xx"), ("4xx", "4xx"), ("5xx", "5xx"), ("error", "error")]
+            options=[
+                (t("widget.any"), None),
+                ("2xx", "2xx"),
+                ("4xx", "4xx"),
+                ("5xx", "5xx"),
+                (t("widget.status.error"), "error"),
+            ]
             + [(str(s), s) for s in statuses],
             value=None,
             description=t("widget.status"),
         )
         self.layer = W.Dropdown(
-            options=[(t("widget.any"), None)] + [(c, c) for c in LAYER_CHOICES],
+            options=[(t("widget.any"), None)]
+            + [(t("widget.layer.none") if c == "none" else c, c) for c in LAYER_CHOICES],  # layer names as they are
             value=None,
             description=t("widget.layer"),
         )
@@ -345,7 +354,7 @@ class CaptureExplorer(RememberedWidget):
         finally:
             self._busy = False
         total = len(self.capture.exchanges)
-        self.count.value = f"<div>{len(ids)} of {total} exchanges match</div>"
+        self.count.value = f"<div>{esc(t('widget.count', n=len(ids), total=total))}</div>"
         self._show()
 
     def _show(self, change=None) -> None:

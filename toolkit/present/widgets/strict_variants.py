@@ -12,19 +12,21 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from typing import Any
 
 import ipywidgets as W
 
 from toolkit.knowledge import adapters
 from toolkit.knowledge.dsh_tools import SCHEMAS, description_for, schema_for
+from toolkit.knowledge.messages import Message, render
 from toolkit.knowledge.pi_ai import DEFAULT_VERSION
 from toolkit.knowledge.pi_ai import VERSIONS as PI_AI_VERSIONS
 from toolkit.knowledge.pi_ai_strict import allows_null
 from toolkit.knowledge.pi_ai_tools import TOOL_APIS
 from toolkit.layers.serialization import PiAiRefusal, adapter_refusals, convert_tools, strict_state, variants
 from toolkit.layers.strict import strict_verdict
-from toolkit.present.i18n import t
+from toolkit.present.i18n import language, t
 from toolkit.present.widgets.base import RememberedWidget, esc, key_json, pane, seq
 from toolkit.wire.schemas import flat_tool
 
@@ -42,6 +44,7 @@ __all__ = [
     "adapter_choices",
     "compare_views",
     "diff_html",
+    "gateway_label",
     "option_settings",
     "side_value",
     "summary_html",
@@ -63,11 +66,12 @@ _V_FALSE = "false"
 _V_NULL = "null (Codex)"
 _V_TRUE = "true, pi-ai's strict transform"
 
-READ_NON_STRICT = "non-strict"
-READ_NORMALISED = "strict by the gateway's normalisation"
-READ_TRANSFORMED = "strict (pi-ai's transform)"
-READ_NOT_SENT = "not sent"
-READ_STRICT_AS_SENT = "strict (as the adapter sent it)"
+# how the gateway reads what was sent: toolkit Messages (the English str; shown in the notebook's language)
+READ_NON_STRICT = Message("widget.read.non_strict")  # "non-strict"
+READ_NORMALISED = Message("widget.read.normalised")  # "strict by the gateway's normalisation"
+READ_TRANSFORMED = Message("widget.read.transformed")  # "strict (pi-ai's transform)"
+READ_NOT_SENT = Message("widget.read.not_sent")  # "not sent"
+READ_STRICT_AS_SENT = Message("widget.read.as_sent")  # "strict (as the adapter sent it)"
 
 #: The adapters the comparer offers: each turns a given definition into a tool (Codex does not).
 ADAPTERS = tuple(p for p in adapters.PROFILES if not adapters.PROFILES[p].own_tools)
@@ -169,7 +173,7 @@ def variant_view(
     try:
         sent = flat_tool(convert_tools([definition], api=api, compat=_COMPAT_OBJ[compat], pi_ai=pi_ai)[0])
     except PiAiRefusal as exc:
-        return _not_sent(base, f"pi-ai refuses before sending ({exc})")
+        return _not_sent(base, Message("widget.refuses", client="pi-ai", error=str(exc)))
     state = strict_state(sent)
     name = _variant_read(state, gateway)
     row = variants(definition).set_index("variant").loc[name]
@@ -192,24 +196,60 @@ def _sent_view(base: dict, name: str, sent: dict, state: str, read_as: str, sche
         "optional": tuple(row["optional"]),
         "nullable": tuple(row["nullable"]),
         "additional_properties": row["additional_properties"],
-        "must_send": row["must_send"],
+        "must_send": _must_message(row["must_send"]),
     }
 
 
-def _not_sent(base: dict, why: str) -> dict:
+# ``serialization.variants`` writes ``must_send`` as English text (its frame's column is a string): the
+# sentence it wrote, read back as a Message with the same English, so the widget can show it translated.
+_MUST_FORMS = (
+    (re.compile(r"nothing; the other (?P<n>\d+) may be left out"), "widget.must.leave_out_all"),
+    (re.compile(r"(?P<names>.+); the other (?P<n>\d+) may be left out"), "widget.must.leave_out"),
+    (re.compile(r"every field"), "widget.must.every_field"),
+    (re.compile(r"every field; (?P<fields>.+) must be present and may be null"), "widget.must.every_field_nullable"),
+    (
+        re.compile(
+            r"every field; (?P<fields>.+) cannot be left out, and only the already-nullable may be null, "
+            r"so the model invents values \(e\.g\. an empty string\)"
+        ),
+        "widget.must.invents",
+    ),
+    (re.compile(r"pi-ai (?P<version>\S+) has no strict transform: .*"), "widget.must.no_transform"),
+    (
+        re.compile(r"pi-ai cannot make this schema strict: (?P<error>.*) \(at (?P<path>[^()]*)\)"),
+        "widget.must.cannot_strict",
+    ),
+)
+
+
+def _must_message(sentence: Any) -> Any:
+    """``sentence`` as a ``Message`` when it is one of the forms ``variants`` writes and the Message's
+    English is exactly it; anything else (a list of field names, a new wording) as it is."""
+    if not isinstance(sentence, str) or isinstance(sentence, Message):
+        return sentence
+    for pattern, key in _MUST_FORMS:
+        m = pattern.fullmatch(sentence)
+        if m:
+            candidate = Message(key, **m.groupdict())
+            if str(candidate) == sentence:
+                return candidate
+    return sentence
+
+
+def _not_sent(base: dict, why: Message) -> dict:
     """The view of a side whose client refuses the tool before sending anything."""
     return {
         **base,
         "variant": None,
         "sent": None,
-        "sent_strict": "not sent",
+        "sent_strict": Message("widget.state.not_sent"),
         "read_as": READ_NOT_SENT,
         "schema": None,
         "required": (),
         "optional": (),
         "nullable": (),
         "additional_properties": None,
-        "must_send": f"nothing: {why}",
+        "must_send": Message("widget.must.nothing", why=why),
     }
 
 
@@ -250,7 +290,7 @@ def _adapter_view(
     try:
         sent = flat_tool(convert_tools([definition], adapter=f"{adapter}@{version}", api=api, options=settings)[0])
     except adapter_refusals() as exc:
-        return _not_sent(base, f"{p.name} refuses before sending ({exc})")
+        return _not_sent(base, Message("widget.refuses", client=p.name, error=str(exc)))
     state = strict_state(sent)
     name = _variant_read(state, gateway)
     params = sent.get("parameters") or {}
@@ -262,12 +302,13 @@ def _adapter_view(
         ap = {True: "true", False: "false"}.get(ap, ap if ap == "absent" else "schema")
         nullable = tuple(x for x in props if allows_null(params["properties"][x]))
         must = (
-            "every field" + (f"; {', '.join(nullable)} must be present and may be null" if nullable else "")
-            if not optional and ap == "false"
-            else (
-                f"the schema as {p.name} sent it under strict true; OpenAI's strict mode wants every property "
-                f"required and additionalProperties false (optional here: {', '.join(optional) or 'none'})"
+            (
+                Message("widget.must.every_field_nullable", fields=", ".join(nullable))
+                if nullable
+                else Message("widget.must.every_field")
             )
+            if not optional and ap == "false"
+            else Message("widget.must.as_sent", adapter=p.name, optional=", ".join(optional) or Message("widget.none"))
         )
         return {
             **base,
@@ -394,41 +435,71 @@ def _schema_html(
     return "\n".join(out)
 
 
+def gateway_label(gateway: str) -> str:
+    """How a ``GATEWAYS`` choice is shown in the current language (the value code uses stays English)."""
+    return t(f"widget.gateway.{gateway}")
+
+
+def _shown(value: Any) -> str:
+    """A view's value as the reader sees it, escaped: a toolkit Message in the current language."""
+    return esc(render(value, language()))
+
+
 def _view_html(view: dict, cmp: dict, side: str) -> str:
+    differs = esc(t("widget.mark.differs"))
+
     def hl(key: str, text: str) -> str:
-        return f'<mark class="tk-changed" title="differs from the other side">{text}</mark>' if cmp.get(key) else text
+        return f'<mark class="tk-changed" title="{differs}">{text}</mark>' if cmp.get(key) else text
 
     ap = view.get("additional_properties")
+    gateway = esc(gateway_label(view["gateway"]))
     route = (
-        f"compat.supportsStrictMode {esc(view['compat'])} · gateway {esc(view['gateway'])} · pi-ai {esc(view['pi_ai'])}"
+        t("widget.route.pi_ai", compat=esc(view["compat"]), gateway=gateway, pi_ai=esc(view["pi_ai"]))
         if "pi_ai" in view
-        else f"{esc(view['adapter_name'])} {esc(view['version'])} · {esc(view['option'])} · gateway {esc(view['gateway'])}"
+        else t(
+            "widget.route.adapter",
+            adapter=esc(view["adapter_name"]),
+            version=esc(view["version"]),
+            option=esc(view["option"]),
+            gateway=gateway,
+        )
+    )
+    state = t(
+        "widget.head.state",
+        sent=hl("sent_strict", "<code>" + _shown(view["sent_strict"]) + "</code>"),
+        read=hl("read_as", _shown(view["read_as"])),
+        ap=hl("additional_properties", "<code>" + esc(ap) + "</code>"),
+    )
+    fields = t(
+        "widget.head.fields",
+        required=esc(seq(view["required"])),
+        optional=esc(seq(view["optional"])),
+        nullable=esc(seq(view["nullable"])),
     )
     head = [
         f'<div class="tk-head"><b>{esc(view["tool"])}</b> · {esc(view["api"])} · {route}</div>',
-        f'<div class="tk-head">sent strict: {hl("sent_strict", "<code>" + esc(view["sent_strict"]) + "</code>")} · '
-        f"read as: {hl('read_as', esc(view['read_as']))} · additionalProperties: "
-        f"{hl('additional_properties', '<code>' + esc(ap) + '</code>')}</div>",
-        f'<div class="tk-head">must send: {hl("must_send", esc(view["must_send"]))}</div>',
-        f'<div class="tk-head">required: {esc(seq(view["required"]))} · optional: {esc(seq(view["optional"]))}'
-        f" · nullable: {esc(seq(view['nullable']))}</div>",
+        f'<div class="tk-head">{state}</div>',
+        f'<div class="tk-head">{t("widget.head.must_send", must=hl("must_send", _shown(view["must_send"])))}</div>',
+        f'<div class="tk-head">{fields}</div>',
     ]
     desc = view.get("description")
     head.append(
-        f"<details><summary>description</summary><div>{esc(desc)}</div></details>"
+        f"<details><summary>{esc(t('widget.head.description'))}</summary><div>{esc(desc)}</div></details>"
         if desc
-        else '<div class="tk-head">description: none</div>'
+        else f'<div class="tk-head">{esc(t("widget.head.no_description"))}</div>'
     )
     if view.get("schema") is None:
-        body = "<p>no schema reaches the model</p>"
+        body = f"<p>{esc(t('widget.no_schema'))}</p>"
     else:
         if side == "right":
-            required = {p: ("tk-required-added", "required added") for p in cmp["required_added"]}
-            blocks = {p: ("tk-nullable", "became nullable") for p in cmp["became_nullable"]}
+            required = {p: ("tk-required-added", t("widget.mark.required_added")) for p in cmp["required_added"]}
+            blocks = {p: ("tk-nullable", t("widget.mark.became_nullable")) for p in cmp["became_nullable"]}
         else:
-            required = {p: ("tk-required-removed", "required on this side only") for p in cmp["required_removed"]}
-            blocks = {p: ("tk-no-longer-nullable", "nullable on this side only") for p in cmp["no_longer_nullable"]}
-        ap_mark = ("tk-ap", "additionalProperties differs") if cmp.get("additional_properties") else None
+            mark = t("widget.mark.required_this_side")
+            required = {p: ("tk-required-removed", mark) for p in cmp["required_removed"]}
+            mark = t("widget.mark.nullable_this_side")
+            blocks = {p: ("tk-no-longer-nullable", mark) for p in cmp["no_longer_nullable"]}
+        ap_mark = ("tk-ap", t("widget.mark.ap_differs")) if cmp.get("additional_properties") else None
         body = (
             '<pre class="tk-schema">'
             + _schema_html(view["schema"], required_marks=required, block_marks=blocks, ap_mark=ap_mark)
@@ -447,25 +518,23 @@ def diff_html(left: dict, right: dict) -> tuple[str, str]:
 def summary_html(left: dict, right: dict) -> str:
     """One line: what changes from left to right."""
     cmp = compare_views(left, right)
+    lang = language()
     parts = []
-    for key, label in (
-        ("sent_strict", "sent strict"),
-        ("read_as", "read as"),
-        ("additional_properties", "additionalProperties"),
+    for key in ("sent_strict", "read_as", "additional_properties"):
+        if cmp[key]:
+            a, b = (render(cmp[key][s], lang) for s in ("left", "right"))
+            parts.append(t("widget.summary.change", label=t(f"widget.summary.{key}"), left=a, right=b))
+    for key in (
+        "required_added",
+        "required_removed",
+        "became_nullable",
+        "no_longer_nullable",
+        "properties_added",
+        "properties_removed",
     ):
         if cmp[key]:
-            parts.append(f"{label} {cmp[key]['left']} → {cmp[key]['right']}")
-    for key, label in (
-        ("required_added", "now required"),
-        ("required_removed", "no longer required"),
-        ("became_nullable", "now nullable"),
-        ("no_longer_nullable", "no longer nullable"),
-        ("properties_added", "added"),
-        ("properties_removed", "removed"),
-    ):
-        if cmp[key]:
-            parts.append(f"{label}: {', '.join(cmp[key])}")
-    text = "; ".join(parts) if parts else "no difference in what the model must send"
+            parts.append(t("widget.summary.names", label=t(f"widget.summary.{key}"), names=", ".join(cmp[key])))
+    text = t("widget.summary.sep").join(parts) if parts else t("widget.summary.same")
     return f'<div class="tk-summary"><b>{esc(t("widget.left_to_right"))}</b> {esc(text)}</div>'
 
 
@@ -475,14 +544,21 @@ def verdict_html(tool: str | dict, *, pi_ai: str = DEFAULT_VERSION) -> str:
     definition = tool_definition(tool)
     v = strict_verdict(definition, pi_ai=pi_ai)
     first = v.first
+    lang = language()
     if first is None:
-        head = "accepted by OpenAI strict as defined"
+        head = esc(t("widget.verdict.accepted"))
     else:
-        more = f" (and {len(v.violations) - 1} more)" if len(v.violations) > 1 else ""
-        head = f"OpenAI strict answers 400 at <code>{esc(first.path)}</code>{esc(more)}: {esc(first.message)}"
+        more = t("widget.verdict.more", n=len(v.violations) - 1) if len(v.violations) > 1 else ""
+        head = t(
+            "widget.verdict.rejected",
+            path=f"<code>{esc(first.path)}</code>",
+            more=esc(more),
+            message=esc(first.message),  # OpenAI's error, verbatim
+        )
     must = v.absent_reading.get("must_fill", ())
     fills = "".join(
-        f"<li><code>{esc(f['field'])}</code> = <code>{esc(json.dumps(f['filled']))}</code>: {esc(f['why'])}</li>"
+        f"<li><code>{esc(f['field'])}</code> = <code>{esc(json.dumps(f['filled']))}</code>: "
+        f"{esc(render(f['why'], lang))}</li>"
         for f in v.risky_fills
     )
     return (
@@ -557,6 +633,14 @@ def side_value(choices: dict) -> dict:
     return {k: choices[k] for k in ("adapter", "api", "option", "version", "gateway")}
 
 
+def _options(key: str, values: tuple[str, ...]) -> list:
+    """A dropdown's options: the values themselves, except the gateways, shown as (label, value) pairs
+    when a label differs from its value (another language), so the value code reads stays English."""
+    if key == "gateway" and any(gateway_label(g) != g for g in values):
+        return [(gateway_label(g), g) for g in values]
+    return list(values)
+
+
 class StrictVariantComparer(RememberedWidget):
     """Two routes side by side: what the model receives for one tool, and what changes between them.
 
@@ -572,7 +656,7 @@ class StrictVariantComparer(RememberedWidget):
         options: list[tuple[str, Any]] = [(t, t) for t in DSH_TOOLS]
         if isinstance(tool, dict):
             definition = tool_definition(tool)
-            options.append((f"{definition.get('name')} (given)", tool))
+            options.append((t("widget.given_tool", name=definition.get("name")), tool))
         else:
             tool_definition(tool)  # validates the name
         sides = {"left": _checked_side("left", left), "right": _checked_side("right", right)}
@@ -590,7 +674,7 @@ class StrictVariantComparer(RememberedWidget):
                 "version": own["versions"],
             }
             self.controls[side] = {
-                k: W.Dropdown(options=list(offered[k]), value=choices[k], description=t(f"widget.side.{k}"))
+                k: W.Dropdown(options=_options(k, offered[k]), value=choices[k], description=t(f"widget.side.{k}"))
                 for k in (*_SIDE_OPTIONS, *_ADAPTER_KEYS)
             }
         c = self.controls

@@ -16,7 +16,7 @@ from toolkit.capture import Capture
 from toolkit.capture.frames import declare
 from toolkit.knowledge import dsh_runtime as rt
 from toolkit.layers.execution import DEFAULT_DSH, REPLAY, replay
-from toolkit.present.i18n import t
+from toolkit.present.i18n import language, t
 from toolkit.present.widgets.base import RememberedWidget, capture_key, esc, frame_html, pane, seq
 
 __all__ = ["WHATIF_BASE_COLUMNS", "WHATIF_TABLE", "WhatIfExplorer", "session_mode", "whatif_table"]
@@ -108,6 +108,22 @@ def whatif_table(capture: Capture, *, mode: str | None = None, dsh: str = DEFAUL
     return WHATIF_TABLE.select([*WHATIF_BASE_COLUMNS, *policies, "note"]).from_columns(columns)
 
 
+def _shown_table(table: pd.DataFrame) -> pd.DataFrame:
+    """``whatif_table`` as a reader sees it: the outcome words and ``runs`` in the current language
+    (DSH's messages, call ids, modes and policy names as they are). English: the table itself."""
+    if language() == "en":
+        return table
+    out = table.astype(object)
+    for p in POLICIES:
+        if p in out.columns:
+            out[p] = out[p].map(lambda v: t(f"widget.outcome.{v}") if isinstance(v, str) else v)
+    # "runs" is whatif_table's own word for a call DSH runs; any other baseline is DSH's message, verbatim
+    out["baseline"] = out["baseline"].map(
+        lambda v: t("widget.whatif.runs") if isinstance(v, str) and v == "runs" else v
+    )
+    return out
+
+
 class WhatIfExplorer(RememberedWidget):
     """Which policy change would have avoided each captured failure, for a chosen mode and DSH version.
 
@@ -148,19 +164,27 @@ class WhatIfExplorer(RememberedWidget):
     def _update(self, change=None) -> None:
         v = self.value
         if self.recorded_mode is None:
-            where = (
-                "given"
+            where = t(
+                "widget.whatif.given"
                 if v["mode"] == self.given_mode
-                else ("default" if self.given_mode is None and v["mode"] == "danger-full-access" else "chosen")
+                else (
+                    "widget.whatif.default"
+                    if self.given_mode is None and v["mode"] == "danger-full-access"
+                    else "widget.whatif.chosen"
+                )
             )
         elif _session_modes(self.capture) == {v["mode"]}:
-            where = "the session's own mode"
+            where = t("widget.whatif.own")
         else:
-            where = f"what-if: the session ran in {self.recorded_mode}"
-        head = (
-            f'<div class="tk-head">mode <b>{esc(v["mode"])}</b> ({esc(where)}) · DSH {esc(v["dsh"])} · '
-            f"policies: {esc(seq(v['policies']))}</div>"
+            where = t("widget.whatif.what_if", mode=self.recorded_mode)
+        line = t(
+            "widget.whatif.head",
+            mode=f"<b>{esc(v['mode'])}</b>",
+            where=esc(where),
+            dsh=esc(v["dsh"]),
+            policies=esc(seq(v["policies"])),
         )
-        table = frame_html(self.result(), empty="no tool calls in this capture")
+        head = f'<div class="tk-head">{line}</div>'
+        table = frame_html(_shown_table(self.result()), empty=t("widget.whatif.no_calls"))
         self.table.value = pane(head + table)
         self._remember(v)

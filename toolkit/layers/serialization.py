@@ -19,6 +19,7 @@ import pandas as pd
 from toolkit.capture.frames import declare, fixed
 from toolkit.knowledge import adapters
 from toolkit.knowledge.ai_sdk_tools import AiSdkRefusal
+from toolkit.knowledge.messages import Message
 from toolkit.knowledge.pi_ai import DEFAULT_VERSION
 from toolkit.knowledge.pi_ai_strict import StrictSchemaError, allows_null, has_transform, make_strict
 from toolkit.knowledge.pi_ai_tools import PiAiRefusal
@@ -322,7 +323,7 @@ VARIANTS = declare(
         "optional": object,
         "nullable": object,
         "additional_properties": fixed(*ADDITIONAL_PROPERTIES),  # missing: pi-ai cannot make it strict
-        "must_send": "string",
+        "must_send": object,  # a toolkit Message: English str, rendered in zh-CN by the widget and report
         "schema": object,  # the parameters the model sees, as a dict (None: not possible)
     },
 )
@@ -342,7 +343,11 @@ def variants(definition: dict, pi_ai: str = DEFAULT_VERSION) -> pd.DataFrame:
     ap = {True: "true", False: "false"}.get(ap, ap if ap == "absent" else "schema")
     loose = {"required": tuple(required), "optional": tuple(optional), "nullable": (), "additional_properties": ap}
     leave_out = (
-        f"{', '.join(required) or 'nothing'}; the other {len(optional)} may be left out"
+        (
+            Message("serialization.must.leave_out", names=", ".join(required), n=len(optional))
+            if required
+            else Message("serialization.must.leave_out_all", n=len(optional))
+        )
         if optional
         else ", ".join(required)
     )
@@ -363,12 +368,9 @@ def variants(definition: dict, pi_ai: str = DEFAULT_VERSION) -> pd.DataFrame:
             "optional": (),
             "nullable": tuple(p for p in props if allows_null((params.get("properties") or {})[p])),
             "additional_properties": "false",
-            "must_send": (
-                f"every field; {', '.join(optional)} cannot be left out, and only the already-nullable may be "
-                f"null, so the model invents values (e.g. an empty string)"
-            )
+            "must_send": Message("serialization.must.invents", fields=", ".join(optional))
             if optional
-            else "every field",
+            else Message("serialization.must.every_field"),
             "schema": {**params, "required": list(props), "additionalProperties": False},
         },
         {
@@ -395,11 +397,7 @@ def variants(definition: dict, pi_ai: str = DEFAULT_VERSION) -> pd.DataFrame:
                 "strict": "true",
                 "read_as": "strict",
                 **loose,
-                "must_send": (
-                    f"pi-ai {pi_ai} has no strict transform: the schema goes out as defined with strict true, "
-                    "and a strict API enforces it as it stands (OpenAI's strict mode wants every property "
-                    "required and additionalProperties false)"
-                ),
+                "must_send": Message("serialization.must.no_transform", version=pi_ai),
                 "schema": params,
             }
         )
@@ -417,9 +415,9 @@ def variants(definition: dict, pi_ai: str = DEFAULT_VERSION) -> pd.DataFrame:
                 "optional": (),
                 "nullable": nullable,
                 "additional_properties": "false",
-                "must_send": (
-                    f"every field; {', '.join(nullable)} must be present and may be null" if nullable else "every field"
-                ),
+                "must_send": Message("serialization.must.every_field_nullable", fields=", ".join(nullable))
+                if nullable
+                else Message("serialization.must.every_field"),
                 "schema": strict,
             }
         )
@@ -433,7 +431,7 @@ def variants(definition: dict, pi_ai: str = DEFAULT_VERSION) -> pd.DataFrame:
                 "optional": (),
                 "nullable": (),
                 "additional_properties": None,
-                "must_send": f"pi-ai cannot make this schema strict: {exc} (at {exc.path})",
+                "must_send": Message("serialization.must.cannot_strict", error=str(exc), path=exc.path),
                 "schema": None,
             }
         )

@@ -19,6 +19,36 @@ MESSAGES: dict[str, dict[str, str]] = {
     # ---- verify: the layers' own sentences ------------------------------------------------------
     "verify.mode_source.given": {"en": "given", "zh-CN": "命令行指定"},
     "verify.mode_source.settings": {"en": "settings: {source}", "zh-CN": "settings：{source}"},
+    # serialization.variants' must_send: what the model must send under each strict variant
+    "serialization.must.every_field": {"en": "every field", "zh-CN": "全部字段"},
+    "serialization.must.every_field_nullable": {
+        "en": "every field; {fields} must be present and may be null",
+        "zh-CN": "全部字段；{fields} 必须出现，可以为 null",
+    },
+    "serialization.must.leave_out": {
+        "en": "{names}; the other {n} may be left out",
+        "zh-CN": "{names}；其余 {n} 个可以省略",
+    },
+    "serialization.must.leave_out_all": {
+        "en": "nothing; the other {n} may be left out",
+        "zh-CN": "没有必填字段；{n} 个字段都可以省略",
+    },
+    "serialization.must.invents": {
+        "en": "every field; {fields} cannot be left out, and only the already-nullable may be null, so the model "
+        "invents values (e.g. an empty string)",
+        "zh-CN": "全部字段；{fields} 不能省略，且只有原本可为 null 的字段才能取 null，模型只好编造取值（例如空字符串）",
+    },
+    "serialization.must.no_transform": {
+        "en": "pi-ai {version} has no strict transform: the schema goes out as defined with strict true, and a "
+        "strict API enforces it as it stands (OpenAI's strict mode wants every property required and "
+        "additionalProperties false)",
+        "zh-CN": "pi-ai {version} 没有 strict 转换：schema 按原定义随 strict true 发出，strict API 按原样强制执行"
+        "（OpenAI 的 strict 模式要求所有属性都必填、additionalProperties 为 false）",
+    },
+    "serialization.must.cannot_strict": {
+        "en": "pi-ai cannot make this schema strict: {error} (at {path})",
+        "zh-CN": "pi-ai 无法把这个 schema 转成 strict：{error}（位置：{path}）",
+    },
     "verify.finding": {"en": "{severity} ({where}): {message}", "zh-CN": "{severity}（{where}）：{message}"},
     "verify.finding_dsh": {
         "en": "{severity} ({where}): {message} — DSH: {dsh_text}",

@@ -93,36 +93,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh-CN": "{client} 在发送前拒绝（{error}）",
     },
     "widget.must.nothing": {"en": "nothing: {why}", "zh-CN": "无：{why}"},
-    "widget.must.every_field": {"en": "every field", "zh-CN": "全部字段"},
-    "widget.must.every_field_nullable": {
-        "en": "every field; {fields} must be present and may be null",
-        "zh-CN": "全部字段；{fields} 必须出现，可以为 null",
-    },
-    # serialization.variants' must_send sentences, read back (strict_variants._must_message)
-    "widget.must.leave_out": {
-        "en": "{names}; the other {n} may be left out",
-        "zh-CN": "{names}；其余 {n} 个可以省略",
-    },
-    "widget.must.leave_out_all": {
-        "en": "nothing; the other {n} may be left out",
-        "zh-CN": "没有必填字段；{n} 个字段都可以省略",
-    },
-    "widget.must.invents": {
-        "en": "every field; {fields} cannot be left out, and only the already-nullable may be null, so the model "
-        "invents values (e.g. an empty string)",
-        "zh-CN": "全部字段；{fields} 不能省略，且只有原本可为 null 的字段才能取 null，模型只好编造取值（例如空字符串）",
-    },
-    "widget.must.no_transform": {
-        "en": "pi-ai {version} has no strict transform: the schema goes out as defined with strict true, and a "
-        "strict API enforces it as it stands (OpenAI's strict mode wants every property required and "
-        "additionalProperties false)",
-        "zh-CN": "pi-ai {version} 没有 strict 转换：schema 按原定义随 strict true 发出，strict API 按原样强制执行"
-        "（OpenAI 的 strict 模式要求所有属性都必填、additionalProperties 为 false）",
-    },
-    "widget.must.cannot_strict": {
-        "en": "pi-ai cannot make this schema strict: {error} (at {path})",
-        "zh-CN": "pi-ai 无法把这个 schema 转成 strict：{error}（位置：{path}）",
-    },
     "widget.must.as_sent": {
         "en": "the schema as {adapter} sent it under strict true; OpenAI's strict mode wants every property "
         "required and additionalProperties false (optional here: {optional})",

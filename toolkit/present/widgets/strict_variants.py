@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from typing import Any
 
 import ipywidgets as W
@@ -196,44 +195,8 @@ def _sent_view(base: dict, name: str, sent: dict, state: str, read_as: str, sche
         "optional": tuple(row["optional"]),
         "nullable": tuple(row["nullable"]),
         "additional_properties": row["additional_properties"],
-        "must_send": _must_message(row["must_send"]),
+        "must_send": row["must_send"],
     }
-
-
-# ``serialization.variants`` writes ``must_send`` as English text (its frame's column is a string): the
-# sentence it wrote, read back as a Message with the same English, so the widget can show it translated.
-_MUST_FORMS = (
-    (re.compile(r"nothing; the other (?P<n>\d+) may be left out"), "widget.must.leave_out_all"),
-    (re.compile(r"(?P<names>.+); the other (?P<n>\d+) may be left out"), "widget.must.leave_out"),
-    (re.compile(r"every field"), "widget.must.every_field"),
-    (re.compile(r"every field; (?P<fields>.+) must be present and may be null"), "widget.must.every_field_nullable"),
-    (
-        re.compile(
-            r"every field; (?P<fields>.+) cannot be left out, and only the already-nullable may be null, "
-            r"so the model invents values \(e\.g\. an empty string\)"
-        ),
-        "widget.must.invents",
-    ),
-    (re.compile(r"pi-ai (?P<version>\S+) has no strict transform: .*"), "widget.must.no_transform"),
-    (
-        re.compile(r"pi-ai cannot make this schema strict: (?P<error>.*) \(at (?P<path>[^()]*)\)"),
-        "widget.must.cannot_strict",
-    ),
-)
-
-
-def _must_message(sentence: Any) -> Any:
-    """``sentence`` as a ``Message`` when it is one of the forms ``variants`` writes and the Message's
-    English is exactly it; anything else (a list of field names, a new wording) as it is."""
-    if not isinstance(sentence, str) or isinstance(sentence, Message):
-        return sentence
-    for pattern, key in _MUST_FORMS:
-        m = pattern.fullmatch(sentence)
-        if m:
-            candidate = Message(key, **m.groupdict())
-            if str(candidate) == sentence:
-                return candidate
-    return sentence
 
 
 def _not_sent(base: dict, why: Message) -> dict:
@@ -303,9 +266,9 @@ def _adapter_view(
         nullable = tuple(x for x in props if allows_null(params["properties"][x]))
         must = (
             (
-                Message("widget.must.every_field_nullable", fields=", ".join(nullable))
+                Message("serialization.must.every_field_nullable", fields=", ".join(nullable))
                 if nullable
-                else Message("widget.must.every_field")
+                else Message("serialization.must.every_field")
             )
             if not optional and ap == "false"
             else Message("widget.must.as_sent", adapter=p.name, optional=", ".join(optional) or Message("widget.none"))

@@ -538,6 +538,21 @@ def test_whatif_table_modes(session, har):
     assert list(given["prune-schema"].iloc[:2]) == ["avoided", "avoided"]
 
 
+def test_whatif_table_of_a_har_and_its_session_judges_each_call_once(session, har):
+    """A HAR and DSH's log of one run carry the same calls: every row of a call gets that call's outcomes."""
+    both = toolkit.load_captures(
+        [DATA / "dsh-before-fix" / "capture.har", DATA / "dsh-before-fix" / "session.jsonl.zstd"]
+    )
+    t = w.whatif_table(both, mode="danger-full-access", dsh="0.1.1-rc.2", policies=None)
+    alone = w.whatif_table(session, mode="danger-full-access", dsh="0.1.1-rc.2", policies=None).set_index("call_id")
+    modelled = t[t["prune-schema"].notna()]
+    assert modelled["call_id"].duplicated().any()  # the same call, recorded twice
+    for _, r in modelled.iterrows():
+        assert [r[p] for p in POLICIES] == [alone.loc[r["call_id"], p] for p in POLICIES]
+    assert "avoided" in set(modelled["prune-schema"])
+    w.WhatIfExplorer(both)  # the explorer opens on it (it raised before)
+
+
 def test_whatif_explorer_defaults(session, har):
     ex = w.WhatIfExplorer(session)
     assert ex.value == {"mode": "danger-full-access", "dsh": "0.1.1-rc.2", "policies": tuple(POLICIES)}

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolkit.knowledge import codex
+from toolkit.knowledge.messages import Message
 
 __all__ = ["NO_WIDER_MODE", "CodexVerdict", "check_codex_call"]
 
@@ -43,21 +44,21 @@ def check_codex_call(arguments: dict[str, Any], *, mode: str | None, policy: str
     """Codex's answer to one shell call under sandbox ``mode`` and approval ``policy`` (as recorded)."""
     asked = codex.escalation_request(arguments)
     if asked is None:
-        return CodexVerdict(True, note="Codex: no escalation asked; runs in the session's mode")
+        return CodexVerdict(True, note=Message("execution.codex.no_escalation"))
     trap = mode == _UNSANDBOXED
-    also = f"; also: {NO_WIDER_MODE}" if trap else ""
+    also = Message("execution.codex.also", text=NO_WIDER_MODE) if trap else ""
     if policy is not None and policy != "on-request":
         text = codex.never_escalate(policy)
         if text is None:
             return CodexVerdict(
-                False, "8", None, note=f"Codex refuses escalation under {policy!r}; its text for it is not known{also}"
+                False, "8", None, note=Message("execution.codex.refuses_unknown_text", policy=repr(policy), also=also)
             )
-        return CodexVerdict(False, "8", text, note=f"Codex refuses {asked} under approval {policy!r}{also}")
-    if trap:
         return CodexVerdict(
-            None, "5", NO_WIDER_MODE, note="Codex's own answer under on-request in danger-full-access is not modelled"
+            False, "8", text, note=Message("execution.codex.refuses", asked=asked, policy=repr(policy), also=also)
         )
+    if trap:
+        return CodexVerdict(None, "5", NO_WIDER_MODE, note=Message("execution.codex.trap_not_modelled"))
     if policy is None:
-        return CodexVerdict(None, note="the approval policy is unknown (no approval/policy event)")
+        return CodexVerdict(None, note=Message("execution.codex.policy_unknown"))
     granted = None if asked == "with_additional_permissions" else _UNSANDBOXED
-    return CodexVerdict(True, granted_mode=granted, note=f"Codex asks the user ({asked}, approval on-request)")
+    return CodexVerdict(True, granted_mode=granted, note=Message("execution.codex.asks", asked=asked))

@@ -24,6 +24,7 @@ from toolkit.errors import InputError
 from toolkit.knowledge import codex
 from toolkit.knowledge import dsh_runtime as rt
 from toolkit.knowledge.dsh_tools import schema_for
+from toolkit.knowledge.messages import Message
 from toolkit.layers.codex_execution import check_codex_call
 from toolkit.wire.dsh_records import split_call_id
 
@@ -275,7 +276,7 @@ REPLAY = declare(
         "arguments": object,
         "mode": "string",
         "granted_mode": "string",
-        "mode_source": "string",
+        "mode_source": object,  # a toolkit Message: English str, rendered in zh-CN by the widget
         "approval": "string",
         "ok": "boolean",
         "stage": fixed(*STAGES, IMAGE_GATE),
@@ -283,7 +284,7 @@ REPLAY = declare(
         "recorded_result": "string",
         "recorded_is_error": "boolean",
         "agrees": "boolean",
-        "note": "string",
+        "note": object,  # a toolkit Message: English str, rendered in zh-CN by the widget
     },
 )
 REPLAY_COLUMNS = list(REPLAY.columns)
@@ -311,7 +312,7 @@ def replay(
         call_mode, mode_source, appr = (
             (ctx["mode"], ctx["mode_source"], ctx["approval"] or approval)
             if ctx
-            else (mode, "given" if mode else "unknown", approval)
+            else (mode, Message("execution.mode_source.given" if mode else "execution.mode_source.unknown"), approval)
         )
         rec_text, rec_error = recorded.get(call.call_id, (None, None))
         row = {
@@ -339,15 +340,15 @@ def replay(
                 if rec_text is not None:
                     row["agrees"] = (rec_text == v.result_text) if not v.ok else not rt.is_error_text(rec_text)
             else:
-                row["note"] = "the model's route is not in the settings"
+                row["note"] = Message("execution.note.route_not_in_settings")
         elif call.name in codex.SHELL_TOOLS and isinstance(call.arguments, dict) and call_mode is not None:
             _codex_row(row, call.arguments, call_mode, ctx.get("policy") if ctx else None)
         elif call.name not in TOOLS:
-            row["note"] = "not modelled (the validator covers bash, pwsh, write and edit; read_image with settings=)"
+            row["note"] = Message("execution.note.not_modelled")
         elif not isinstance(call.arguments, dict):
-            row["note"] = f"arguments could not be parsed: {call.parse_error}"
+            row["note"] = Message("execution.note.unparsed", error=call.parse_error)
         elif call_mode is None:
-            row["note"] = "the sandbox mode is unknown: pass mode= for an HTTP capture"
+            row["note"] = Message("execution.note.mode_unknown")
         else:
             v = check_call(
                 call.name,
@@ -363,7 +364,7 @@ def replay(
                     (rec_text == v.result_text) if not v.ok else not (rec_error or rt.is_error_text(rec_text))
                 )
                 if not row["agrees"]:
-                    row["note"] = "DSH's recorded result differs from the model of DSH (version or model wrong?)"
+                    row["note"] = Message("execution.note.dsh_disagrees")
         rows.append(row)
     return REPLAY.from_records(rows)
 
@@ -376,7 +377,7 @@ def _codex_row(row: dict, arguments: dict, mode: str, policy: str | None) -> Non
     if rec_text is not None and v.ok is not None:
         row["agrees"] = (rec_text == v.message) if not v.ok else rec_error is not True
         if not row["agrees"]:
-            row["note"] = f"{v.note}; Codex's recorded result differs from the model of Codex"
+            row["note"] = Message("execution.note.codex_disagrees", note=v.note)
 
 
 def _read_image(capture: Capture, call, settings) -> Verdict | None:
@@ -442,7 +443,11 @@ def _session_contexts(capture: Capture) -> dict[tuple, dict]:
         for row in group.itertuples(index=False):
             p = row.payload if isinstance(row.payload, dict) else {}
             if row.type == "sandbox/mode":
-                mode, mode_source = p.get("mode"), f"sandbox/mode ({p.get('source') or 'event'}, {row.location})"
+                where = p.get("source") or Message("execution.mode_source.event")
+                mode, mode_source = (
+                    p.get("mode"),
+                    Message("execution.mode_source.sandbox_mode", source=where, location=row.location),
+                )
             elif row.type == "approval/policy":
                 policy = p.get("policy")
             elif row.type == "tool/call" and p.get("callId"):
@@ -452,7 +457,7 @@ def _session_contexts(capture: Capture) -> dict[tuple, dict]:
                     "mode": mode,
                     "policy": policy,
                     "approval": outcome,
-                    "mode_source": mode_source or "no sandbox/mode event: pass mode=",
+                    "mode_source": mode_source or Message("execution.mode_source.no_event"),
                 }
     return out
 

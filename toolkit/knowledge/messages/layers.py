@@ -49,6 +49,64 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "pi-ai cannot make this schema strict: {error} (at {path})",
         "zh-CN": "pi-ai 无法把这个 schema 转成 strict：{error}（位置：{path}）",
     },
+    # toolkit.layers.execution's replay: where a call's mode came from, why a call was not judged
+    "execution.mode_source.given": {"en": "given", "zh-CN": "调用方指定"},
+    "execution.mode_source.unknown": {"en": "unknown", "zh-CN": "未知"},
+    "execution.mode_source.event": {"en": "event", "zh-CN": "事件"},
+    "execution.mode_source.sandbox_mode": {
+        "en": "sandbox/mode ({source}, {location})",
+        "zh-CN": "sandbox/mode（{source}，{location}）",
+    },
+    "execution.mode_source.no_event": {
+        "en": "no sandbox/mode event: pass mode=",
+        "zh-CN": "没有 sandbox/mode 事件：请传入 mode=",
+    },
+    "execution.note.route_not_in_settings": {
+        "en": "the model's route is not in the settings",
+        "zh-CN": "该模型的路由不在设置中",
+    },
+    "execution.note.not_modelled": {
+        "en": "not modelled (the validator covers bash, pwsh, write and edit; read_image with settings=)",
+        "zh-CN": "未建模（校验器覆盖 bash、pwsh、write 和 edit；传入 settings= 时也覆盖 read_image）",
+    },
+    "execution.note.unparsed": {"en": "arguments could not be parsed: {error}", "zh-CN": "参数无法解析：{error}"},
+    "execution.note.mode_unknown": {
+        "en": "the sandbox mode is unknown: pass mode= for an HTTP capture",
+        "zh-CN": "沙箱模式未知：HTTP 抓包需要传入 mode=",
+    },
+    "execution.note.dsh_disagrees": {
+        "en": "DSH's recorded result differs from the model of DSH (version or model wrong?)",
+        "zh-CN": "DSH 记录的结果与 DSH 模型的判定不同（版本或模型有误？）",
+    },
+    "execution.note.codex_disagrees": {
+        "en": "{note}; Codex's recorded result differs from the model of Codex",
+        "zh-CN": "{note}；Codex 记录的结果与 Codex 模型的判定不同",
+    },
+    "execution.codex.no_escalation": {
+        "en": "Codex: no escalation asked; runs in the session's mode",
+        "zh-CN": "Codex：未请求提权；按会话的模式运行",
+    },
+    "execution.codex.also": {"en": "; also: {text}", "zh-CN": "；另见：{text}"},
+    "execution.codex.refuses_unknown_text": {
+        "en": "Codex refuses escalation under {policy}; its text for it is not known{also}",
+        "zh-CN": "Codex 在 {policy} 下拒绝提权；其拒绝原文未知{also}",
+    },
+    "execution.codex.refuses": {
+        "en": "Codex refuses {asked} under approval {policy}{also}",
+        "zh-CN": "Codex 在审批策略 {policy} 下拒绝 {asked}{also}",
+    },
+    "execution.codex.trap_not_modelled": {
+        "en": "Codex's own answer under on-request in danger-full-access is not modelled",
+        "zh-CN": "Codex 在 danger-full-access 下、on-request 审批时的回答未建模",
+    },
+    "execution.codex.policy_unknown": {
+        "en": "the approval policy is unknown (no approval/policy event)",
+        "zh-CN": "审批策略未知（没有 approval/policy 事件）",
+    },
+    "execution.codex.asks": {
+        "en": "Codex asks the user ({asked}, approval on-request)",
+        "zh-CN": "Codex 询问用户（{asked}，审批策略 on-request）",
+    },
     "verify.finding": {"en": "{severity} ({where}): {message}", "zh-CN": "{severity}（{where}）：{message}"},
     "verify.finding_dsh": {
         "en": "{severity} ({where}): {message} — DSH: {dsh_text}",

@@ -30,9 +30,10 @@ WHATIF_TABLE = declare(
     "widgets.whatif_table",
     {
         **{c: "string" for c in WHATIF_BASE_COLUMNS[:-1]},
+        "mode_source": REPLAY.columns["mode_source"],  # the replay's Message, rendered in the table
         "baseline_stage": REPLAY.columns["stage"],
         **{p: WHATIF.columns["outcome"] for p in POLICIES},  # missing: the model of DSH does not cover the call
-        "note": "string",
+        "note": REPLAY.columns["note"],
     },
 )
 
@@ -96,13 +97,17 @@ def whatif_table(capture: Capture, *, mode: str | None = None, dsh: str = DEFAUL
     outcomes = {p: [pd.NA] * len(base) for p in policies}
     if policies and modelled.any():
         wi = whatif(capture, mode=mode, dsh=dsh, policies=policies)
-        positions = [i for i, m in enumerate(modelled) if m]
-        for n, i in enumerate(positions):
-            chunk = wi.iloc[n * len(policies) : (n + 1) * len(policies)]
-            if list(chunk["call_id"]) != [base["call_id"].iloc[i]] * len(policies):  # whatif's row order changed
-                raise RuntimeError("whatif() rows no longer follow replay()'s call order")
-            for p, outcome in zip(chunk["policy"], chunk["outcome"]):
-                outcomes[p][i] = outcome
+        # whatif judges each call once (distinct_calls: a HAR and DSH's log of one run carry the same call);
+        # every replay row of that call gets its outcomes
+        by_call: dict[tuple, dict] = {}
+        for r in wi.itertuples(index=False):
+            by_call.setdefault((r.call_id, r.tool), {})[r.policy] = r.outcome
+        for i in (i for i, m in enumerate(modelled) if m):
+            got = by_call.get((base["call_id"].iloc[i], base["tool"].iloc[i]))
+            if got is None or set(got) != set(policies):  # a modelled call whatif did not judge: a bug, not data
+                raise RuntimeError(f"whatif() has no outcome for call {base['call_id'].iloc[i]!r}")
+            for p in policies:
+                outcomes[p][i] = got[p]
     columns.update(outcomes)
     columns["note"] = list(base["note"])
     return WHATIF_TABLE.select([*WHATIF_BASE_COLUMNS, *policies, "note"]).from_columns(columns)

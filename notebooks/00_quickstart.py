@@ -19,7 +19,7 @@ import pandas as pd
 
 import toolkit
 from toolkit.analysis.verify import verify
-from toolkit.present import report
+from toolkit.present import i18n, report
 
 pd.set_option("display.max_colwidth", 200)
 DATA = Path("..") / "data"
@@ -84,7 +84,8 @@ after = verify(
     toolkit.load_captures([DATA / "dsh-after-fix" / "capture.har", DATA / "dsh-after-fix" / "session.jsonl.zstd"]),
     dsh=DSH,
 )
-after.table[["layer", "verdict", "summary"]]
+# the verdicts as a table, in the notebook's language (the frame keeps English identifiers)
+i18n.localize(after.table, ["layer", "verdict", "summary"], words={"layer": "layer", "verdict": "verdict"})
 
 # %% [markdown] tags=["en"]
 # ## Where to go next

@@ -21,6 +21,7 @@ import pandas as pd
 
 from toolkit import load_settings
 from toolkit.layers.config import search, suggest_fix
+from toolkit.present import i18n
 
 pd.set_option("display.max_colwidth", 160)
 CONFIGS = Path("..") / "data" / "configs"
@@ -36,7 +37,7 @@ print((CONFIGS / "settings.before.yaml").read_text())
 
 # %%
 before = load_settings(CONFIGS / "settings.before.yaml", env={})
-before.models.T
+i18n.localize(before.models).T  # where each value came from, in the notebook's language
 
 # %% [markdown] tags=["en"]
 # Two rows deserve a second look.
@@ -68,7 +69,11 @@ before.default_model, before.default_preset
 # 每条发现都指明 YAML 路径和行号，DSH 有原文时引用 DSH 的原文，并说明要改什么。
 
 # %%
-before.findings[["severity", "layer", "line", "message", "dsh_message", "fix"]]
+i18n.localize(
+    before.findings,
+    ["severity", "layer", "line", "message", "dsh_message", "fix"],
+    words={"severity": "severity", "layer": "layer"},
+)
 
 # %% [markdown] tags=["en"]
 # DSH words an undeclared image differently at each entry point (the `read_image` tool, MCP, the web UI's
@@ -83,7 +88,7 @@ image = before.findings[before.findings["code"] == "image-undeclared"].iloc[0]
 pd.DataFrame(image["dsh_messages"], columns=["entry point", "DSH's text"])
 
 # %%
-search(before.findings, "The current model does not support images")[["code", "line", "fix"]]
+i18n.localize(search(before.findings, "The current model does not support images"), ["code", "line", "fix"])
 
 # %% [markdown] tags=["en"]
 # ## The minimal fix
@@ -106,7 +111,9 @@ print(suggest_fix(CONFIGS / "settings.before.yaml", env={}))
 
 # %%
 after = load_settings(CONFIGS / "settings.after.yaml", env={"GATEWAY_API_KEY": "set"})
-after.models[["route", "id", "input", "input_source", "supports_strict_mode", "strict_mode_source", "tool_strict"]]
+i18n.localize(
+    after.models, ["route", "id", "input", "input_source", "supports_strict_mode", "strict_mode_source", "tool_strict"]
+)
 
 # %%
 len(after.findings)

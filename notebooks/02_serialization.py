@@ -111,7 +111,7 @@ toolkit.layers.serialization.strict_state(convert_responses_tools([bash], {"supp
 # ## 每种变体迫使模型发送什么
 
 # %%
-variants(bash).drop(columns="schema")
+i18n.localize(variants(bash).drop(columns="schema"))  # must_send in the notebook's language
 
 # %% [markdown] tags=["en"]
 # Under a gateway's strict reading of an absent `strict`, every field is required and none may be `null`:

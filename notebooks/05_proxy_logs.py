@@ -151,12 +151,14 @@ CaptureExplorer(day)
 # %%
 import tempfile
 
+from IPython.display import display
+
 from toolkit.analysis import sql
 from toolkit.capture import dataset
 
 out = Path(tempfile.mkdtemp()) / "busy-day"
 entry = dataset.ingest(Path("..") / "data" / "busy-day" / "gateway.jsonl", out, progress=False)
-print(entry["records"], "records;", {frame: n for frame, n in entry["rows"].items() if n})
+display({"records": entry["records"], **{frame: n for frame, n in entry["rows"].items() if n}})  # the manifest's counts
 in_duckdb = sql.errors_by_layer_route(out)
 pd.testing.assert_frame_equal(in_duckdb, by_route)  # the same answer as pandas gave above
 in_duckdb.groupby("layer", observed=True)["errors"].sum().to_frame()
@@ -180,7 +182,7 @@ sent = expand(
 )
 pd.testing.assert_frame_equal(sent, day.inputs_sent())
 rows = entry["rows"]
-print(f"{len(sent)} parts sent, stored as {rows['inputs']} rows and {rows['input_prefixes']} prefixes")
+{"inputs_sent": len(sent), "inputs": rows["inputs"], "input_prefixes": rows["input_prefixes"]}  # rows per frame
 
 # %% [markdown] tags=["en"]
 # ## On your own logs

@@ -55,7 +55,9 @@ back = toolkit.load_capture(DATA / "two-hop-strict" / "back.har", keep_bodies=Tr
 
 # %%
 pairs = hops.align(front, back)
-pairs[["pair_id", "a_exchange", "b_exchange", "delta_ms", "relation", "confidence", "margin_ms", "basis"]]
+i18n.localize(
+    pairs, ["pair_id", "a_exchange", "b_exchange", "delta_ms", "relation", "confidence", "margin_ms", "basis"]
+)
 
 # %% [markdown] tags=["en"]
 # ## What the proxy changed

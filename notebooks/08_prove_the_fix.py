@@ -41,6 +41,7 @@ from IPython.display import Markdown, display
 import toolkit
 from toolkit.experiment.run import run
 from toolkit.experiment.send import Limits
+from toolkit.knowledge.messages import render
 from toolkit.present import i18n, plots, report
 
 pd.set_option("display.max_colwidth", 250)
@@ -164,7 +165,7 @@ display(Markdown(report.experiment_markdown(dry)))
 # %%
 notices = []
 before = experiment(f"{BASE}/absent-is-strict/v1/responses", notices=notices)
-print("\n".join(n.replace(f":{PORT}", ":<port>") for n in notices))
+print("\n".join(render(n, i18n.language()).replace(f":{PORT}", ":<port>") for n in notices))
 
 # %% [markdown] tags=["en"]
 # Every exchange the experiment made is recorded as a capture the toolkit reads (`exchanges.jsonl` in

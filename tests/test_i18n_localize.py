@@ -49,3 +49,10 @@ def test_labels_translate_the_column_names_and_the_language_defaults_to_the_chos
     assert list(out.columns) == [text("postmortem.col.calls", "zh-CN")]
     with pytest.raises(ValueError, match="fr"):
         i18n.localize(frame, lang="fr")
+
+
+def test_a_missing_word_stays_missing_whatever_kind_of_missing():
+    frame = pd.DataFrame({"severity": pd.array(["error", pd.NA], dtype="string"), "x": [None, float("nan")]})
+    out = i18n.localize(frame, words={"severity": "severity", "x": "severity"}, lang="zh-CN")
+    assert out["severity"].iloc[0] == "错误" and pd.isna(out["severity"].iloc[1])
+    assert out["x"].isna().all()

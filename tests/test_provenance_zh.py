@@ -91,7 +91,7 @@ def test_every_answer_and_evidence_is_a_message_whose_english_is_the_cell(tables
 
 
 def test_the_chinese_catalogue_keeps_only_identifiers_in_latin_script():
-    keys = [k for k in catalogue.MESSAGES if not k.startswith("provenance.question.")]
+    keys = [k for k in catalogue.MESSAGES if k.startswith("provenance.") and not k.startswith("provenance.question.")]
     assert len(keys) > 60
     for key in keys:
         zh = re.sub(r"`[^`]*`", "", re.sub(r"\{[^}]*\}", "", catalogue.MESSAGES[key]["zh-CN"]))

@@ -43,6 +43,7 @@ import pandas as pd
 from toolkit.capture import Capture
 from toolkit.capture.frames import UTC_TIME, declare, fixed
 from toolkit.errors import InputError
+from toolkit.knowledge.messages import Joined, Message
 from toolkit.layers.serialization import MISSING, schema_changes
 from toolkit.wire.schemas import flat_tool
 
@@ -77,7 +78,7 @@ ALIGN = declare(
         "attempt": "Int64",  # 1, 2, … within an upstream retry (by b) or a collapse (by a); 1 for one-to-one
         "confidence": fixed(*CONFIDENCES),
         "margin_ms": "Float64",
-        "basis": "string",
+        "basis": object,  # a toolkit Message (Joined): English str, rendered in zh-CN by a reader
     },
 )
 
@@ -345,16 +346,23 @@ def _link(t: _Timing, a: _Req, b: _Req, relation: str, attempt: int, others_a, o
         confidence = "high"
     else:
         confidence = "medium"
-    basis = "same conversation texts" + (", same tool names" if same_tools else ", other tool names")
-    basis += f", {abs(delta) * 1000:.0f} ms apart" if delta is not None else ", no times"
+    parts: list[Message] = [
+        Message("hops.basis.same_texts"),
+        Message("hops.basis.same_tools" if same_tools else "hops.basis.other_tools"),
+        Message("hops.basis.apart", ms=f"{abs(delta) * 1000:.0f}")
+        if delta is not None
+        else Message("hops.basis.no_times"),
+    ]
     if margin is not None:
-        basis += f", next candidate {margin:.0f} ms further"
+        parts.append(Message("hops.basis.next_candidate", ms=f"{margin:.0f}"))
     if relation == "upstream retry":
-        basis += f", upstream attempt {attempt} (status {b.status if b.status is not None else 'none'})"
+        status = b.status if b.status is not None else "none"
+        parts.append(Message("hops.basis.upstream_attempt", attempt=attempt, status=status))
     elif relation == "collapsed":
-        basis += f", client request {attempt} served by one upstream request"
+        parts.append(Message("hops.basis.collapsed", attempt=attempt))
     if not fits:
-        basis += ", but not sent while the request was open"
+        parts.append(Message("hops.basis.not_open"))
+    basis = Joined(", ", parts)  # a toolkit sentence: English as before, rendered in zh-CN by a reader
     return {
         "a_exchange": a.id,
         "b_exchange": b.id,
@@ -370,26 +378,16 @@ def _link(t: _Timing, a: _Req, b: _Req, relation: str, attempt: int, others_a, o
 
 
 def _lone_a(a: _Req, B: list[_Req]) -> dict:
-    basis = (
-        "no request at hop b carries the same conversation"
-        if not B
-        else "the requests at hop b with the same conversation belong to other requests or were sent when it was not open"
+    why = Message("hops.basis.a_none" if not B else "hops.basis.a_taken")
+    fate = (
+        Message("hops.basis.answered", status=a.status) if a.status is not None else Message("hops.basis.no_response")
     )
-    basis += (
-        f": the hop answered it itself (status {a.status} at hop a) or sent it elsewhere"
-        if a.status is not None
-        else ": it got no response at hop a and never went through"
-    )
-    return _unpaired(a, None, basis)
+    return _unpaired(a, None, Joined(": ", [why, fate]))
 
 
 def _lone_b(b: _Req, A: list[_Req]) -> dict:
-    basis = (
-        "no request at hop a carries the same conversation"
-        if not A
-        else "the requests at hop a with the same conversation belong to other requests or were not open when it was sent"
-    )
-    return _unpaired(None, b, basis + ": the hop sent it on its own")
+    why = Message("hops.basis.b_none" if not A else "hops.basis.b_taken")
+    return _unpaired(None, b, Joined(": ", [why, Message("hops.basis.own")]))
 
 
 def _unpaired(a: _Req | None, b: _Req | None, basis: str) -> dict:

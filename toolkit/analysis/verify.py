@@ -24,7 +24,7 @@ import pandas as pd
 from toolkit.capture import Capture
 from toolkit.capture.frames import CAT, declare, fixed
 from toolkit.knowledge.dsh_tools import SCHEMAS
-from toolkit.knowledge.messages import Message
+from toolkit.knowledge.messages import Joined, Message
 from toolkit.layers import LAYERS, capability, execution
 from toolkit.layers.config import FINDINGS, GatewayConfig, Settings
 from toolkit.layers.config.findings import findings_frame
@@ -47,7 +47,14 @@ CAPABILITY_FAILURES = ("undeclared-refused-locally", "declared-but-refused-downs
 #: ``Verification.table``: one row per layer.
 TABLE = declare(
     "verify.table",
-    {"layer": fixed(*LAYERS), "verdict": fixed(*VERDICTS), "summary": "string", "evidence": "string", "fix": "string"},
+    {
+        "layer": fixed(*LAYERS),
+        "verdict": fixed(*VERDICTS),
+        # toolkit Messages (evidence and fix: one per line, a Joined): English str, rendered by the report
+        "summary": object,
+        "evidence": object,
+        "fix": object,
+    },
 )
 #: ``Verification.filled_calls``: calls that sent every optional property of the advertised schema.
 FILLED_CALLS = declare(
@@ -86,8 +93,8 @@ class Verification:
                     "layer": r.layer,
                     "verdict": r.verdict,
                     "summary": r.summary,
-                    "evidence": "\n".join(r.evidence),
-                    "fix": "\n".join(r.fix),
+                    "evidence": Joined("\n", r.evidence) if r.evidence else "",
+                    "fix": Joined("\n", r.fix) if r.fix else "",
                 }
                 for r in self.results
             ]

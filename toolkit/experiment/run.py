@@ -37,6 +37,7 @@ from toolkit.experiment import variants as variants_mod
 from toolkit.experiment.frames import ANSWERS, CHANGES, PLAN, SUMMARY
 from toolkit.experiment.send import Limits, Sender, toolkit_version
 from toolkit.knowledge.dsh_runtime import DEFAULT_VERSION as DEFAULT_DSH
+from toolkit.knowledge.messages import Message
 
 __all__ = [
     "DEFAULT_VARIANTS",
@@ -265,7 +266,7 @@ def run(
     sender = Sender(endpoint, api_key=api_key, limits=limits, **_injected(clock, sleep, now))
     target = urlsplit(endpoint).netloc
     if captured_host and target != captured_host:
-        say(f"sending to {target}, not the captured host {captured_host}")
+        say(Message("experiment.notice.other_host", target=target, captured=captured_host))
 
     keep = out is not None
     out_dir = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="agent-contract-experiment-"))

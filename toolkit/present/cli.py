@@ -342,6 +342,7 @@ def _experiment(args) -> int:
             mode=args.mode,
             dsh=args.dsh,
             progress=args.progress,
+            notice=lambda note: print(message("cli.note_plain", lang, note=render(note, lang)), file=sys.stderr),
         )
     except KeyboardInterrupt:
         if args.out:

@@ -77,9 +77,14 @@ def localize(
     for c in columns:
         if c in (words or {}):
             prefix = (words or {})[c]
-            out[c] = out[c].map(lambda v, prefix=prefix: v if v is None or v != v else text(f"{prefix}.{v}", lang))
+            out[c] = out[c].map(lambda v, prefix=prefix: v if _missing(v) else text(f"{prefix}.{v}", lang))
         elif out[c].dtype == object:
             out[c] = out[c].map(lambda v: render(v, lang))
     if labels:
         out = out.rename(columns=lambda c: text(f"{labels}.{c}", lang))
     return out
+
+
+def _missing(v: Any) -> bool:
+    """None, NaN or pandas' NA (whose ``!=`` is itself NA, not a bool)."""
+    return v is None or type(v).__name__ == "NAType" or (isinstance(v, float) and v != v)

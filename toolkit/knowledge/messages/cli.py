@@ -10,6 +10,7 @@ __all__ = ["MESSAGES"]
 
 MESSAGES: dict[str, dict[str, str]] = {
     # ---- every command ----------------------------------------------------------------------------
+    "cli.note_plain": {"en": "agent-contract: {note}", "zh-CN": "agent-contract：{note}"},
     "cli.note": {"en": "agent-contract: note: {note}", "zh-CN": "agent-contract：注意：{note}"},
     "cli.interrupted": {"en": "agent-contract: interrupted", "zh-CN": "agent-contract：已中断"},
     "cli.wrote": {"en": "wrote {out}", "zh-CN": "已写入 {out}"},

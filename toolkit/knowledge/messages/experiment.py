@@ -125,4 +125,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "experiment.kind.header removed": {"en": "header removed", "zh-CN": "移除请求头"},
     "experiment.kind.header added": {"en": "header added", "zh-CN": "新增请求头"},
     "experiment.kind.header changed": {"en": "header changed", "zh-CN": "请求头变更"},
+    "experiment.notice.other_host": {
+        "en": "sending to {target}, not the captured host {captured}",
+        "zh-CN": "发送到 {target}，而不是抓包中的主机 {captured}",
+    },
 }

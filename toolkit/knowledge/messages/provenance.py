@@ -238,5 +238,49 @@ MESSAGES.update(
             "en": "images went on the wire ({n} parts)",
             "zh-CN": "图片已发到线上（{n} 个部分）",
         },
+        # toolkit.analysis.hops.pair's basis: why two requests at two hops are one, or why one has no partner
+        "hops.basis.same_texts": {"en": "same conversation texts", "zh-CN": "对话文本相同"},
+        "hops.basis.same_tools": {"en": "same tool names", "zh-CN": "工具名相同"},
+        "hops.basis.other_tools": {"en": "other tool names", "zh-CN": "工具名不同"},
+        "hops.basis.apart": {"en": "{ms} ms apart", "zh-CN": "相隔 {ms} ms"},
+        "hops.basis.no_times": {"en": "no times", "zh-CN": "没有时间"},
+        "hops.basis.next_candidate": {"en": "next candidate {ms} ms further", "zh-CN": "下一个候选再远 {ms} ms"},
+        "hops.basis.upstream_attempt": {
+            "en": "upstream attempt {attempt} (status {status})",
+            "zh-CN": "上游第 {attempt} 次尝试（状态 {status}）",
+        },
+        "hops.basis.collapsed": {
+            "en": "client request {attempt} served by one upstream request",
+            "zh-CN": "客户端第 {attempt} 个请求由同一个上游请求响应",
+        },
+        "hops.basis.not_open": {
+            "en": "but not sent while the request was open",
+            "zh-CN": "但不是在该请求未结束时发出的",
+        },
+        "hops.basis.a_none": {
+            "en": "no request at hop b carries the same conversation",
+            "zh-CN": "b 跳没有请求带着相同的对话",
+        },
+        "hops.basis.a_taken": {
+            "en": "the requests at hop b with the same conversation belong to other requests or were sent when it was not open",
+            "zh-CN": "b 跳上对话相同的请求属于其他请求，或发出时该请求并未处于进行中",
+        },
+        "hops.basis.answered": {
+            "en": "the hop answered it itself (status {status} at hop a) or sent it elsewhere",
+            "zh-CN": "这一跳自己作答（a 跳状态 {status}）或把它发往别处",
+        },
+        "hops.basis.no_response": {
+            "en": "it got no response at hop a and never went through",
+            "zh-CN": "它在 a 跳没有收到响应，也从未被转发",
+        },
+        "hops.basis.b_none": {
+            "en": "no request at hop a carries the same conversation",
+            "zh-CN": "a 跳没有请求带着相同的对话",
+        },
+        "hops.basis.b_taken": {
+            "en": "the requests at hop a with the same conversation belong to other requests or were not open when it was sent",
+            "zh-CN": "a 跳上对话相同的请求属于其他请求，或在它发出时并未处于进行中",
+        },
+        "hops.basis.own": {"en": "the hop sent it on its own", "zh-CN": "这一跳自行发出了它"},
     }
 )

@@ -96,10 +96,10 @@ FINDINGS = declare(
         "yaml_path": "string",
         "line": "Int64",
         "column": "Int64",
-        "message": "string",
+        "message": object,  # a toolkit Message: English str, rendered in zh-CN by the report
         "dsh_message": "string",  # DSH's text a user most likely sees for this problem, when DSH has one
         "dsh_messages": object,  # ((entry point, exact text), ...) when DSH words the cause per entry point
-        "fix": "string",
+        "fix": object,  # a toolkit Message (or NA): English str, rendered in zh-CN by the report
     },
 )
 
@@ -133,7 +133,7 @@ def findings_frame(findings: list[Finding]) -> pd.DataFrame:
             "message": f.message,
             "dsh_message": f.dsh_message,
             "dsh_messages": f.dsh_messages,
-            "fix": f.fix,
+            "fix": pd.NA if f.fix is None else f.fix,  # NA as the string column had, not None
         }
         for f in sorted(findings, key=lambda f: (order[f.severity], f.line or 0))
     )

@@ -17,6 +17,17 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 DSH_SESSIONS_ENV = "AGENT_CONTRACT_DSH_SESSIONS"
+#: ``verify``'s inputs for the recorded run before the fix (relative to the repository), as ``make demo`` passes them
+DEMO_BEFORE = [
+    "--settings",
+    "data/dsh-before-fix/settings.yaml",
+    "--capture",
+    "data/dsh-before-fix/capture.har",
+    "--session",
+    "data/dsh-before-fix/session.jsonl.zstd",
+    "--dsh",
+    "0.1.0-rc.8",
+]
 _left_out: list[str] = []
 
 

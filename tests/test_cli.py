@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import DEMO_BEFORE, REPO
 from jsonschema import Draft202012Validator
 
 from toolkit.knowledge import dsh_images, dsh_runtime, pi_ai, pi_ai_tools
@@ -23,16 +23,7 @@ from toolkit.present.report import FIGURE_MISSING, json_schema
 from toolkit.sources.detect import FORMATS
 
 SNAPSHOT = REPO / "tests" / "snapshots" / "verify_before.md"
-BEFORE = [
-    "--settings",
-    "data/dsh-before-fix/settings.yaml",
-    "--capture",
-    "data/dsh-before-fix/capture.har",
-    "--session",
-    "data/dsh-before-fix/session.jsonl.zstd",
-    "--dsh",
-    "0.1.0-rc.8",
-]
+BEFORE = DEMO_BEFORE
 AFTER = [
     "--settings",
     "data/dsh-after-fix/settings.yaml",

@@ -9,7 +9,7 @@ import re
 from html import escape
 
 import pytest
-from conftest import REPO
+from conftest import DEMO_BEFORE, REPO
 
 import toolkit
 from toolkit.analysis.provenance import QUESTIONS, TABLE, table
@@ -144,17 +144,7 @@ def test_the_table_pickles_with_its_messages(tables):
     assert [render(e, "zh-CN") for e in back["evidence"]] == [render(e, "zh-CN") for e in t["evidence"]]
 
 
-ARGS = [
-    "verify",
-    "--settings",
-    "data/dsh-before-fix/settings.yaml",
-    "--capture",
-    "data/dsh-before-fix/capture.har",
-    "--session",
-    "data/dsh-before-fix/session.jsonl.zstd",
-    "--dsh",
-    "0.1.0-rc.8",
-]
+ARGS = ["verify", *DEMO_BEFORE]
 
 
 @pytest.mark.parametrize("fmt", ["text", "markdown", "html"])

@@ -8,21 +8,12 @@ import re
 from html import escape
 
 import pytest
-from conftest import REPO
+from conftest import DEMO_BEFORE, REPO
 
 from toolkit.knowledge import dsh_images, dsh_runtime
 from toolkit.present import cli, i18n, report
 
-BEFORE = [
-    "--settings",
-    "data/dsh-before-fix/settings.yaml",
-    "--capture",
-    "data/dsh-before-fix/capture.har",
-    "--session",
-    "data/dsh-before-fix/session.jsonl.zstd",
-    "--dsh",
-    "0.1.0-rc.8",
-]
+BEFORE = DEMO_BEFORE
 
 
 @pytest.fixture(autouse=True)

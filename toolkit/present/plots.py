@@ -218,6 +218,13 @@ def strict_cell_text(counts, *, lang: str | None = None) -> str:
 # ---- plots --------------------------------------------------------------------------------------
 
 
+def _say_empty(ax, note: str) -> None:
+    """An empty plot says why in its middle, with no ticks to suggest data."""
+    ax.text(0.5, 0.5, note, transform=ax.transAxes, ha="center", va="center", fontsize=12, color="#555555")
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
 def timeline(capture, *, ax=None, by: str = "endpoint", lang: str | None = None):
     """Every exchange at its ``started_at``, one row per ``by`` value: colour = outcome, marker =
     error layer (``triage.errors`` joined on ``exchange_id``), labels in ``lang``. Returns the Axes."""
@@ -238,18 +245,7 @@ def _timeline(capture, *, ax, by: str, lang: str):
     ax.set_ylabel(by, **_family(lang))
     timed = data[data["started_at"].notna()]
     if timed.empty:
-        ax.text(
-            0.5,
-            0.5,
-            text("plots.no_exchanges" if data.empty else "plots.timeline.no_start", lang),
-            transform=ax.transAxes,
-            ha="center",
-            va="center",
-            fontsize=12,
-            color="#555555",
-        )
-        ax.set_yticks([])
-        ax.set_xticks([])
+        _say_empty(ax, text("plots.no_exchanges" if data.empty else "plots.timeline.no_start", lang))
         return ax
 
     ypos = {v: i for i, v in enumerate(rows)}
@@ -361,18 +357,7 @@ def _errors_by_layer(capture, *, by: str, ax, lang: str):
     ax.set_ylabel(by, **_family(lang))
     if total == 0:
         n = len(capture.exchanges)
-        ax.text(
-            0.5,
-            0.5,
-            text("plots.errors.none_one" if n == 1 else "plots.errors.none_many", lang, n=n),
-            transform=ax.transAxes,
-            ha="center",
-            va="center",
-            fontsize=12,
-            color="#555555",
-        )
-        ax.set_yticks([])
-        ax.set_xticks([])
+        _say_empty(ax, text("plots.errors.none_one" if n == 1 else "plots.errors.none_many", lang, n=n))
         return ax
 
     y = list(range(len(shown)))
@@ -445,18 +430,7 @@ def _strict_matrix(capture, *, ax, rows: str, cols: str, lang: str):
     ax.set_xlabel(cols, **_family(lang))
     ax.set_ylabel(rows, **_family(lang))
     if n_tools == 0:
-        ax.text(
-            0.5,
-            0.5,
-            text("plots.strict.none", lang),
-            transform=ax.transAxes,
-            ha="center",
-            va="center",
-            fontsize=12,
-            color="#555555",
-        )
-        ax.set_xticks([])
-        ax.set_yticks([])
+        _say_empty(ax, text("plots.strict.none", lang))
         return ax
 
     for i in range(len(row_order)):
@@ -606,18 +580,7 @@ def _experiment_rates(summary: pd.DataFrame, *, lang: str):
     ax.set_title(text("plots.experiment.title", lang, n=total))
     ax.set_xlabel(text("plots.experiment.xlabel", lang))
     if not variants:
-        ax.text(
-            0.5,
-            0.5,
-            text("plots.experiment.none", lang),
-            transform=ax.transAxes,
-            ha="center",
-            va="center",
-            fontsize=12,
-            color="#555555",
-        )
-        ax.set_xticks([])
-        ax.set_yticks([])
+        _say_empty(ax, text("plots.experiment.none", lang))
         return fig
     height = 0.38
     for offset, verdict in ((-height / 2, "refused"), (height / 2, "accepted")):

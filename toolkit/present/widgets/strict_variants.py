@@ -297,6 +297,17 @@ def _props(view: dict) -> list[str]:
     return list((schema.get("properties") or {}) if isinstance(schema, dict) else {})
 
 
+#: ``compare_views``' lists of fields that changed between the two sides, in the order the summary says them
+_FIELD_CHANGES = (
+    "required_added",
+    "required_removed",
+    "became_nullable",
+    "no_longer_nullable",
+    "properties_added",
+    "properties_removed",
+)
+
+
 def compare_views(left: dict, right: dict) -> dict:
     """What changes from the ``left`` view to the ``right`` one: per property (``properties``: name →
     list of changes), and as lists (``required_added``, ``required_removed``, ``became_nullable``,
@@ -306,17 +317,7 @@ def compare_views(left: dict, right: dict) -> dict:
     names = lp + [p for p in rp if p not in lp]
     lreq, rreq = set(left.get("required") or ()), set(right.get("required") or ())
     lnull, rnull = set(left.get("nullable") or ()), set(right.get("nullable") or ())
-    out: dict[str, Any] = {
-        k: []
-        for k in (
-            "required_added",
-            "required_removed",
-            "became_nullable",
-            "no_longer_nullable",
-            "properties_added",
-            "properties_removed",
-        )
-    }
+    out: dict[str, Any] = {k: [] for k in _FIELD_CHANGES}
     per: dict[str, list[str]] = {}
     for p in names:
         changes = []
@@ -487,14 +488,7 @@ def summary_html(left: dict, right: dict) -> str:
         if cmp[key]:
             a, b = (render(cmp[key][s], lang) for s in ("left", "right"))
             parts.append(t("widget.summary.change", label=t(f"widget.summary.{key}"), left=a, right=b))
-    for key in (
-        "required_added",
-        "required_removed",
-        "became_nullable",
-        "no_longer_nullable",
-        "properties_added",
-        "properties_removed",
-    ):
+    for key in _FIELD_CHANGES:
         if cmp[key]:
             parts.append(t("widget.summary.names", label=t(f"widget.summary.{key}"), names=", ".join(cmp[key])))
     text = t("widget.summary.sep").join(parts) if parts else t("widget.summary.same")

@@ -216,7 +216,7 @@ print(suggest_fix(SETTINGS, env={}, dsh=DSH) or i18n.t("postmortem.no_fix"))
 outcomes = whatif(capture, mode=settings.default_preset["sandbox_mode"], dsh=DSH).pivot_table(
     index="policy", columns="outcome", values="call_id", aggfunc="count", fill_value=0, observed=False
 )
-outcomes.rename(columns=lambda o: i18n.t(f"postmortem.outcome.{o}")).rename_axis(
+outcomes.rename(columns=lambda o: i18n.t(f"execution.outcome.{o}")).rename_axis(
     index=i18n.t("postmortem.col.policy"), columns=i18n.t("postmortem.col.outcome")
 )
 

@@ -28,9 +28,10 @@ import jupytext
 import nbformat
 from nbclient import NotebookClient
 
+from toolkit.knowledge.messages import LANGUAGES
+
 HERE = Path(__file__).resolve().parent
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
-LANGUAGES = ("en", "zh-CN")
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 TARGET_DIR = {"en": HERE, "zh-CN": HERE / "zh-CN"}
 # The Chinese notebook's first cell (the scheme of issue 19): nbval and Lab run it from notebooks/zh-CN,

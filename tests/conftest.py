@@ -17,7 +17,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 DSH_SESSIONS_ENV = "AGENT_CONTRACT_DSH_SESSIONS"
-#: ``verify``'s inputs for the recorded run before the fix (relative to the repository), as ``make demo`` passes them
+#: ``verify``'s inputs for the recorded run before the fix (relative to the repository), as ``make demo`` passes
+#: them; ``DEMO_BEFORE_HTTP`` is the same without DSH's session log
 DEMO_BEFORE = [
     "--settings",
     "data/dsh-before-fix/settings.yaml",
@@ -28,6 +29,7 @@ DEMO_BEFORE = [
     "--dsh",
     "0.1.0-rc.8",
 ]
+DEMO_BEFORE_HTTP = [*DEMO_BEFORE[:4], *DEMO_BEFORE[6:]]
 _left_out: list[str] = []
 
 

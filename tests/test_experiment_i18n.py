@@ -11,7 +11,7 @@ import re
 from collections import Counter
 
 import pytest
-from conftest import FIXTURES, REPO
+from conftest import DEMO_BEFORE_HTTP, FIXTURES, REPO
 
 from toolkit.analysis.hops import KINDS
 from toolkit.experiment.frames import SUMMARY
@@ -134,10 +134,10 @@ def test_the_sentence_survives_pickling_and_the_manifest(bundled, tmp_path):
 
 def test_every_change_kind_has_a_chinese_name_and_keeps_its_english_value():
     for kind in KINDS:
-        assert text(f"experiment.kind.{kind}", "en") == kind  # the English table (and changes.csv) unchanged
-        zh = text(f"experiment.kind.{kind}", "zh-CN")
+        assert text(f"hops.kind.{kind}", "en") == kind  # the English table (and changes.csv) unchanged
+        zh = text(f"hops.kind.{kind}", "zh-CN")
         assert zh != kind and re.search(r"[\u4e00-\u9fff]", zh)
-    extra = {k for k in MESSAGES if k.startswith("experiment.kind.")} - {f"experiment.kind.{k}" for k in KINDS}
+    extra = {k for k in MESSAGES if k.startswith("hops.kind.")} - {f"hops.kind.{k}" for k in KINDS}
     assert extra == set()
 
 
@@ -180,12 +180,7 @@ def test_the_chinese_section_has_no_english_toolkit_sentence(bundled, capsys, mo
     code = cli.main(
         [
             "verify",
-            "--settings",
-            "data/dsh-before-fix/settings.yaml",
-            "--capture",
-            "data/dsh-before-fix/capture.har",
-            "--dsh",
-            "0.1.0-rc.8",
+            *DEMO_BEFORE_HTTP,
             "--experiment",
             "data/experiment-before-fix",
             "--lang",

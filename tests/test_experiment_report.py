@@ -21,7 +21,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 import pytest
-from conftest import REPO
+from conftest import DEMO_BEFORE_HTTP, REPO
 from matplotlib.container import BarContainer
 
 import toolkit
@@ -284,15 +284,7 @@ def _cli(capsys, *args):
     return code, out.out, out.err
 
 
-VERIFY = [
-    "verify",
-    "--settings",
-    "data/dsh-before-fix/settings.yaml",
-    "--capture",
-    "data/dsh-before-fix/capture.har",
-    "--dsh",
-    "0.1.0-rc.8",
-]
+VERIFY = ["verify", *DEMO_BEFORE_HTTP]
 
 
 def test_verify_with_an_experiment_folder(before, capsys, monkeypatch):

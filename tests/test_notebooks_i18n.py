@@ -12,22 +12,21 @@ import nbformat
 import pytest
 from conftest import REPO
 
+from toolkit.knowledge.messages import LANGUAGES
+
 NOTEBOOK_DIR = REPO / "notebooks"
 SOURCES = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.py"))
-LANGUAGES = ("en", "zh-CN")
-# The Chinese notebook's first cell, as agreed for issue 19.
-ZH_SETUP = (
-    "import os\n"
-    'if os.path.basename(os.getcwd()) == "zh-CN":  # run from notebooks/zh-CN: the paths below are notebooks/\'s\n'
-    '    os.chdir("..")\n'
-    "from toolkit.present import i18n\n"
-    'i18n.set_language("zh-CN")'
-)
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 FENCED = re.compile(r"^(```|~~~).*?^\1", re.S | re.M)
 COMMENT = re.compile(r"[ \t]+#[ \t].*$", re.M)
 INLINE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
 IDS = [p.stem for p in SOURCES]
+
+_spec = importlib.util.spec_from_file_location("notebook_build", NOTEBOOK_DIR / "build.py")
+assert _spec and _spec.loader
+build = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(build)
+ZH_SETUP = build.ZH_SETUP  # the Chinese notebook's first cell, as the build writes it
 
 
 def _markdown(source):
@@ -138,11 +137,6 @@ def test_both_notebooks_run_the_same_code(source):
 
 
 # ---- the build's own rules -----------------------------------------------------------------------
-
-_spec = importlib.util.spec_from_file_location("notebook_build", NOTEBOOK_DIR / "build.py")
-assert _spec and _spec.loader
-build = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(build)
 
 
 def _nb(*cells):

@@ -284,7 +284,7 @@ def _changed_row(ev: _Evidence, tool: str, f: str) -> dict:
 
 def _kind(kind: str) -> Message | str:
     """A ``hops.diff`` change kind in words (a kind with no message stays as it is: an identifier)."""
-    key = f"provenance.kind.{kind}"
+    key = f"hops.kind.{kind}"
     return Message(key) if key in MESSAGES else kind
 
 

@@ -119,7 +119,7 @@ def verify(
     """Run the four layers on a settings file and the captured evidence (HTTP captures and DSH sessions),
     with the LiteLLM proxy config in front of the route as a second source when given."""
     capture = capture if capture is not None else _empty_capture()
-    mode_source: str | None = Message("verify.mode_source.given") if mode else None
+    mode_source: str | None = Message("execution.mode_source.given") if mode else None
     if mode is None and settings is not None and settings.default_preset.get("sandbox_mode"):
         mode = settings.default_preset["sandbox_mode"]  # the mode a session starts in
         mode_source = Message("verify.mode_source.settings", source=settings.default_preset.get("source"))

@@ -518,7 +518,7 @@ def _change_rows(result, lang: str = "en") -> list[tuple[str, list[list[str]]]]:
     for var in getattr(result, "variants", None) or []:
         rows = [[_text(getattr(c, col)) for col in _CHANGE_COLUMNS] for c in var.changes.itertuples(index=False)]
         for row in rows:  # hops.diff's kind (changes.csv keeps the English value) in the reader's language
-            row[2] = text(f"experiment.kind.{row[2]}", lang) if row[2] else row[2]
+            row[2] = text(f"hops.kind.{row[2]}", lang) if row[2] else row[2]
         groups: dict[tuple[str, ...], list[str]] = {}
         for row in rows:
             groups.setdefault(_group_key(row), []).append(row[0])

@@ -1,4 +1,4 @@
-"""The experiment section: the variants' table, the comparison, the conclusions, the change kinds."""
+"""The experiment section: the variants' table, the comparison, the conclusions."""
 
 from __future__ import annotations
 
@@ -94,37 +94,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh-CN": "{a}：{na} 次调用中 {ka} 次被拒；{b}：{nb} 次中 {kb} 次：{which} 没有可比较的调用；请增加样本。",
     },
     "experiment.compare.both": {"en": "{a} and {b}", "zh-CN": "{a} 和 {b}"},
-    # what a variant changed, in hops.diff's vocabulary (hops.KINDS: the value stays English in changes.csv)
-    "experiment.kind.protocol converted": {"en": "protocol converted", "zh-CN": "协议转换"},
-    "experiment.kind.model renamed": {"en": "model renamed", "zh-CN": "模型改名"},
-    "experiment.kind.key dropped": {"en": "key dropped", "zh-CN": "丢弃键"},
-    "experiment.kind.key added": {"en": "key added", "zh-CN": "新增键"},
-    "experiment.kind.value changed": {"en": "value changed", "zh-CN": "值变更"},
-    "experiment.kind.tool dropped": {"en": "tool dropped", "zh-CN": "丢弃工具"},
-    "experiment.kind.tool added": {"en": "tool added", "zh-CN": "新增工具"},
-    "experiment.kind.strict added": {"en": "strict added", "zh-CN": "新增 strict"},
-    "experiment.kind.strict removed": {"en": "strict removed", "zh-CN": "移除 strict"},
-    "experiment.kind.strict changed": {"en": "strict changed", "zh-CN": "strict 变更"},
-    "experiment.kind.required changed": {"en": "required changed", "zh-CN": "required 变更"},
-    "experiment.kind.additionalProperties injected": {
-        "en": "additionalProperties injected",
-        "zh-CN": "注入 additionalProperties",
-    },
-    "experiment.kind.additionalProperties removed": {
-        "en": "additionalProperties removed",
-        "zh-CN": "移除 additionalProperties",
-    },
-    "experiment.kind.additionalProperties changed": {
-        "en": "additionalProperties changed",
-        "zh-CN": "additionalProperties 变更",
-    },
-    "experiment.kind.property dropped": {"en": "property dropped", "zh-CN": "丢弃属性"},
-    "experiment.kind.property added": {"en": "property added", "zh-CN": "新增属性"},
-    "experiment.kind.property rewritten": {"en": "property rewritten", "zh-CN": "改写属性"},
-    "experiment.kind.key removed": {"en": "key removed", "zh-CN": "移除键"},
-    "experiment.kind.header removed": {"en": "header removed", "zh-CN": "移除请求头"},
-    "experiment.kind.header added": {"en": "header added", "zh-CN": "新增请求头"},
-    "experiment.kind.header changed": {"en": "header changed", "zh-CN": "请求头变更"},
     "experiment.notice.other_host": {
         "en": "sending to {target}, not the captured host {captured}",
         "zh-CN": "发送到 {target}，而不是抓包中的主机 {captured}",

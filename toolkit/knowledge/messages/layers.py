@@ -17,7 +17,6 @@ MESSAGES: dict[str, dict[str, str]] = {
     "severity.warning": {"en": "warning", "zh-CN": "警告"},
     "severity.info": {"en": "info", "zh-CN": "提示"},
     # ---- verify: the layers' own sentences ------------------------------------------------------
-    "verify.mode_source.given": {"en": "given", "zh-CN": "命令行指定"},
     "verify.mode_source.settings": {"en": "settings: {source}", "zh-CN": "settings：{source}"},
     # serialization.variants' must_send: what the model must send under each strict variant
     "serialization.must.every_field": {"en": "every field", "zh-CN": "全部字段"},
@@ -107,6 +106,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Codex asks the user ({asked}, approval on-request)",
         "zh-CN": "Codex 询问用户（{asked}，审批策略 on-request）",
     },
+    # toolkit.analysis.whatif.OUTCOMES: what a policy would have done to a call
+    "execution.outcome.avoided": {"en": "avoided", "zh-CN": "可避免"},
+    "execution.outcome.still fails": {"en": "still fails", "zh-CN": "仍失败"},
+    "execution.outcome.newly fails": {"en": "newly fails", "zh-CN": "新出现失败"},
+    "execution.outcome.no failure": {"en": "no failure", "zh-CN": "无失败"},
     "verify.finding": {"en": "{severity} ({where}): {message}", "zh-CN": "{severity}（{where}）：{message}"},
     "verify.finding_dsh": {
         "en": "{severity} ({where}): {message} — DSH: {dsh_text}",

@@ -50,11 +50,6 @@ MESSAGES: dict[str, dict[str, str]] = {
     "postmortem.col.actor": {"en": "actor", "zh-CN": "责任方"},
     "postmortem.col.settled": {"en": "settled", "zh-CN": "已确定"},
     "postmortem.col.policy": {"en": "policy", "zh-CN": "策略"},
-    # the what-if outcomes (toolkit.analysis.whatif.OUTCOMES), as column labels of the pivot table
-    "postmortem.outcome.avoided": {"en": "avoided", "zh-CN": "可避免"},
-    "postmortem.outcome.still fails": {"en": "still fails", "zh-CN": "仍失败"},
-    "postmortem.outcome.newly fails": {"en": "newly fails", "zh-CN": "新增失败"},
-    "postmortem.outcome.no failure": {"en": "no failure", "zh-CN": "无失败"},
     # the root causes, one per failing layer
     "postmortem.cause.bullet": {"en": "* **{name}**: {text}", "zh-CN": "* **{name}**：{text}"},
     "postmortem.cause.capability.name": {"en": "capability", "zh-CN": "能力"},

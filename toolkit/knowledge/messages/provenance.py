@@ -92,22 +92,6 @@ MESSAGES.update(
             "en": "a capture behind the proxy or gateway (loaded with keep_bodies) would settle it",
             "zh-CN": "在代理或网关之后抓包（用 keep_bodies 加载）即可定论",
         },
-        # the change kinds of hops.diff (toolkit.analysis.hops.KINDS) an answer lists
-        "provenance.kind.strict added": {"en": "strict added", "zh-CN": "新增 strict"},
-        "provenance.kind.strict removed": {"en": "strict removed", "zh-CN": "删除 strict"},
-        "provenance.kind.strict changed": {"en": "strict changed", "zh-CN": "修改 strict"},
-        "provenance.kind.required changed": {"en": "required changed", "zh-CN": "修改 required"},
-        "provenance.kind.property dropped": {"en": "property dropped", "zh-CN": "删除属性"},
-        "provenance.kind.property added": {"en": "property added", "zh-CN": "新增属性"},
-        "provenance.kind.property rewritten": {"en": "property rewritten", "zh-CN": "改写属性"},
-        "provenance.kind.additionalProperties injected": {
-            "en": "additionalProperties injected",
-            "zh-CN": "注入 additionalProperties",
-        },
-        "provenance.kind.additionalProperties removed": {
-            "en": "additionalProperties removed",
-            "zh-CN": "删除 additionalProperties",
-        },
         "provenance.list": {"en": "{first}, {then}", "zh-CN": "{first}，{then}"},
         # who interpreted strict
         "provenance.answer.interpreted_litellm": {
@@ -282,5 +266,37 @@ MESSAGES.update(
             "zh-CN": "a 跳上对话相同的请求属于其他请求，或在它发出时并未处于进行中",
         },
         "hops.basis.own": {"en": "the hop sent it on its own", "zh-CN": "这一跳自行发出了它"},
+        # toolkit.analysis.hops.KINDS, what a hop changed in a request (the provenance table, the experiment);
+        # the value itself stays English in the frames and changes.csv
+        "hops.kind.protocol converted": {"en": "protocol converted", "zh-CN": "协议转换"},
+        "hops.kind.model renamed": {"en": "model renamed", "zh-CN": "模型改名"},
+        "hops.kind.key dropped": {"en": "key dropped", "zh-CN": "丢弃键"},
+        "hops.kind.key added": {"en": "key added", "zh-CN": "新增键"},
+        "hops.kind.value changed": {"en": "value changed", "zh-CN": "值变更"},
+        "hops.kind.tool dropped": {"en": "tool dropped", "zh-CN": "丢弃工具"},
+        "hops.kind.tool added": {"en": "tool added", "zh-CN": "新增工具"},
+        "hops.kind.strict added": {"en": "strict added", "zh-CN": "新增 strict"},
+        "hops.kind.strict removed": {"en": "strict removed", "zh-CN": "移除 strict"},
+        "hops.kind.strict changed": {"en": "strict changed", "zh-CN": "strict 变更"},
+        "hops.kind.required changed": {"en": "required changed", "zh-CN": "required 变更"},
+        "hops.kind.additionalProperties injected": {
+            "en": "additionalProperties injected",
+            "zh-CN": "注入 additionalProperties",
+        },
+        "hops.kind.additionalProperties removed": {
+            "en": "additionalProperties removed",
+            "zh-CN": "移除 additionalProperties",
+        },
+        "hops.kind.additionalProperties changed": {
+            "en": "additionalProperties changed",
+            "zh-CN": "additionalProperties 变更",
+        },
+        "hops.kind.property dropped": {"en": "property dropped", "zh-CN": "丢弃属性"},
+        "hops.kind.property added": {"en": "property added", "zh-CN": "新增属性"},
+        "hops.kind.property rewritten": {"en": "property rewritten", "zh-CN": "改写属性"},
+        "hops.kind.key removed": {"en": "key removed", "zh-CN": "移除键"},
+        "hops.kind.header removed": {"en": "header removed", "zh-CN": "移除请求头"},
+        "hops.kind.header added": {"en": "header added", "zh-CN": "新增请求头"},
+        "hops.kind.header changed": {"en": "header changed", "zh-CN": "请求头变更"},
     }
 )

@@ -183,9 +183,5 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "widget.whatif.no_calls": {"en": "no tool calls in this capture", "zh-CN": "此抓包中没有工具调用"},
     "widget.whatif.runs": {"en": "runs", "zh-CN": "可运行"},
-    "widget.outcome.avoided": {"en": "avoided", "zh-CN": "可避免"},
-    "widget.outcome.still fails": {"en": "still fails", "zh-CN": "仍失败"},
-    "widget.outcome.newly fails": {"en": "newly fails", "zh-CN": "新出现失败"},
-    "widget.outcome.no failure": {"en": "no failure", "zh-CN": "无失败"},
     **{f"widget.col.{name}": {"en": name, "zh-CN": zh} for name, zh in _COLUMNS.items()},
 }

@@ -121,7 +121,7 @@ def _shown_table(table: pd.DataFrame) -> pd.DataFrame:
     out = table.astype(object)
     for p in POLICIES:
         if p in out.columns:
-            out[p] = out[p].map(lambda v: t(f"widget.outcome.{v}") if isinstance(v, str) else v)
+            out[p] = out[p].map(lambda v: t(f"execution.outcome.{v}") if isinstance(v, str) else v)
     # "runs" is whatif_table's own word for a call DSH runs; any other baseline is DSH's message, verbatim
     out["baseline"] = out["baseline"].map(
         lambda v: t("widget.whatif.runs") if isinstance(v, str) and v == "runs" else v

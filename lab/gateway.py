@@ -73,8 +73,10 @@ stream reaches the client as a clean end of stream without a terminal event (pi-
 before a terminal response event"). ``fail`` streams ``response.failed`` (Chat: a mid-stream
 ``data: {"error": …}`` frame).
 
-Every exchange is written, after the response is sent, as one line of the toolkit's canonical JSONL
-shape plus a ``gateway`` field ``{behaviour, persona, strict: {tool: bool}, outcome}``. Ids come
+Every exchange is written as one line of the toolkit's canonical JSONL shape plus a ``gateway`` field
+``{behaviour, persona, strict: {tool: bool}, outcome}``, in the order the requests arrived (a line is
+complete only once its response is sent, and waits for every earlier request's line:
+``serving.LoggingServer``), so the log's order never depends on thread scheduling. Ids come
 from per-server counters; with ``--clock`` times (and durations) come from a virtual clock, so the
 log is reproducible for a given request sequence.
 """
@@ -600,14 +602,16 @@ class GatewayServer(LoggingServer):
         self.busy_rng = random.Random(seed)
         self.sometimes_rng = random.Random(f"{seed}:sometimes")  # apart from the busy and clock draws
         self.state_lock = threading.Lock()
-        self.counters = {"req": 0, "resp": 0, "chat": 0, "call": 0, "msg": 0}
+        self.counters = {"resp": 0, "chat": 0, "call": 0, "msg": 0}
 
     def begin(self, behaviour: str | None) -> tuple[int, float]:
-        """Number and (clock) start time of a new request."""
-        self.exchange_started()
+        """Number and (clock) start time of a new request.
+
+        The number is the exchange's sequence number, which orders the log (``serving.LoggingServer``);
+        taken under the same lock as the clock's tick, so the log's order, its ``req-N`` ids and its
+        virtual ``started_at`` times always agree."""
         with self.state_lock:
-            self.counters["req"] += 1
-            return self.counters["req"], self.clock.tick(behaviour)
+            return self.exchange_started(), self.clock.tick(behaviour)
 
     def next_id(self, kind: str) -> int:
         with self.state_lock:
@@ -677,15 +681,15 @@ class GatewayHandler(BaseHTTPRequestHandler):
         ex = _Exchange()
         ex.gateway["behaviour"] = behaviour
         req_headers: dict = {}
-        for name, value in self.headers.items():
-            key = name.lower()
-            req_headers[key] = (
-                value
-                if key not in req_headers
-                else ((req_headers[key] if isinstance(req_headers[key], list) else [req_headers[key]]) + [value])
-            )
         request_body = None
         try:
+            for name, value in self.headers.items():
+                key = name.lower()
+                req_headers[key] = (
+                    value
+                    if key not in req_headers
+                    else ((req_headers[key] if isinstance(req_headers[key], list) else [req_headers[key]]) + [value])
+                )
             try:
                 raw = decode_content(read_body(self), self.headers.get("content-encoding"))
             except (ValueError, OSError, EOFError) as exc:  # bad framing or Content-Encoding
@@ -713,7 +717,8 @@ class GatewayHandler(BaseHTTPRequestHandler):
                     pass
         finally:
             ex.log_id = ex.log_id or f"req-{req_no}"
-            srv.write_log(
+            srv.exchange_finished(
+                req_no,
                 {
                     "id": ex.log_id,
                     "started_at": iso(started),
@@ -726,9 +731,8 @@ class GatewayHandler(BaseHTTPRequestHandler):
                     },
                     "response": {"status": ex.status, "headers": ex.headers, "body": ex.body},
                     "gateway": ex.gateway,
-                }
+                },
             )
-            srv.end()
 
     @staticmethod
     def _body_for_log(raw: bytes):

@@ -60,7 +60,6 @@ import http.client
 import json
 import re
 import sys
-import threading
 import time
 import traceback
 import zlib
@@ -661,16 +660,10 @@ class RewriterServer(LoggingServer):
         self.upstream_port = url.port or 80
         self.upstream_prefix = url.path.rstrip("/")
         self.model_map = dict(MODEL_MAP if model_map is None else model_map)
-        self.lock = threading.Lock()
-        self.count = 0
 
-    def next_id(self) -> str:
-        with self.lock:
-            self.count += 1
-            return f"rw-{self.count:04d}"
-
-    def begin(self) -> None:
-        self.exchange_started()
+    def begin(self) -> int:
+        """A new request's sequence number: its ``rw-NNNN`` id and its place in the log."""
+        return self.exchange_started()
 
 
 def make_server(
@@ -702,9 +695,9 @@ class RewriterHandler(BaseHTTPRequestHandler):
 
     def _handle(self):
         srv: RewriterServer = self.server
-        srv.begin()
+        seq = srv.begin()
         record = {
-            "id": srv.next_id(),
+            "id": f"rw-{seq:04d}",
             "time": _now_iso(),
             "mode": srv.mode,
             "method": self.command,
@@ -721,8 +714,7 @@ class RewriterHandler(BaseHTTPRequestHandler):
             traceback.print_exc(file=sys.stderr)
             self.close_connection = True
         finally:
-            srv.write_log(record)
-            srv.end()
+            srv.exchange_finished(seq, record)
 
     def _forward(self, record: dict) -> None:
         srv: RewriterServer = self.server

@@ -6,15 +6,18 @@ streams are read back with the toolkit's own decoders, as the lab's captures wil
 
 from __future__ import annotations
 
+import http.client
 import importlib.util
 import itertools
 import json
+import math
 import random
 import signal
 import subprocess
 import sys
 import threading
 import time
+import types
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -54,6 +57,8 @@ PNG = (
     "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgAAIAAAUAAR0YE9wAAAAASUVORK5CYII="
 )
 _ABSENT = object()
+# Bounds on a hung request or process only: no test relies on anything finishing within them.
+WAIT_S = 60
 
 
 # --- harness ----------------------------------------------------------------------------------------
@@ -78,7 +83,7 @@ class Gateway:
             headers={"content-type": "application/json", "authorization": "Bearer sk-lab-fake-0000"},
         )
         try:
-            with urllib.request.urlopen(req, timeout=10) as resp:
+            with urllib.request.urlopen(req, timeout=WAIT_S) as resp:
                 return resp.status, {k.lower(): v for k, v in resp.headers.items()}, resp.read()
         except urllib.error.HTTPError as err:
             return err.code, {k.lower(): v for k, v in err.headers.items()}, err.read()
@@ -87,13 +92,13 @@ class Gateway:
         return self.request(path, body)
 
     def lines(self) -> list[dict]:
-        self.server.drain()  # lines are written after the response is sent
+        self.server.drain()  # a line is complete once its response is sent: wait for the exchanges in flight
         return [json.loads(line) for line in self.log.read_text().splitlines() if line.strip()]
 
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
-        self.thread.join(timeout=5)
+        self.thread.join(timeout=WAIT_S)
 
 
 @pytest.fixture
@@ -214,12 +219,12 @@ def test_cli_prints_port_serves_and_stops_cleanly_on_sigterm(tmp_path):
             method="POST",
             headers={"content-type": "application/json"},
         )
-        with urllib.request.urlopen(req, timeout=10) as resp:
+        with urllib.request.urlopen(req, timeout=WAIT_S) as resp:
             body = resp.read()
         assert wire_responses.decode_stream(body).terminal == "completed"
     finally:
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=10) == 0
+        assert proc.wait(timeout=WAIT_S) == 0
     assert proc.stderr.read() == ""
     [entry] = [json.loads(x) for x in log.read_text().splitlines()]
     assert entry["id"] == "resp_0001" and entry["started_at"] == "2026-11-30T00:00:00.000Z"
@@ -278,17 +283,27 @@ def test_responses_stream_function_call_shape(gw):
     assert call.arguments == REQUIRED_ARGS
 
 
-def test_stream_frames_arrive_separately_and_fast(gw):
+def test_stream_frames_arrive_separately_and_fast(gw, monkeypatch):
+    # The pause between frames is held until the client has read what came first, so the frames
+    # are seen to arrive one write at a time however the threads are scheduled; the pauses the
+    # gateway asks for are recorded instead of timed.
+    released, pauses = threading.Event(), []
+
+    def pause(seconds: float) -> None:
+        pauses.append(seconds)
+        released.wait(WAIT_S)
+
+    monkeypatch.setattr(gateway, "time", types.SimpleNamespace(sleep=pause, monotonic=time.monotonic, time=time.time))
     req = urllib.request.Request(
         gw.base + "/absent-is-strict/v1/responses", data=json.dumps(responses_body()).encode(), method="POST"
     )
-    start = time.monotonic()
-    with urllib.request.urlopen(req, timeout=10) as resp:
+    with urllib.request.urlopen(req, timeout=WAIT_S) as resp:
         first = resp.read1(65536)
+        released.set()
         rest = resp.read()
-    elapsed = time.monotonic() - start
-    assert first.count(b"\n\n") < (first + rest).count(b"\n\n")  # not one buffered write
-    assert elapsed < 0.5  # the gateway itself budgets < 100 ms of pauses
+    frames = (first + rest).count(b"\n\n")
+    assert first.count(b"\n\n") < frames  # not one buffered write
+    assert len(pauses) == frames - 1 and 0 < sum(pauses) <= gateway.FRAME_BUDGET_S  # < 100 ms in all
 
 
 def test_codex_path_streams_the_same_events(gw):
@@ -884,15 +899,46 @@ def test_concurrent_requests_each_get_one_log_line(gw):
     assert results == [200] * 8
     lines = gw.lines()
     assert sorted(e["id"] for e in lines) == [f"resp_{n:04d}" for n in range(1, 9)]
+    # in the order the requests arrived: their x-request-id numbers count up, as do their virtual start times
+    numbers = [int(e["response"]["headers"]["x-request-id"].removeprefix("req_")) for e in lines]
+    assert numbers == list(range(1, 9))
+    starts = [gateway.parse_iso(e["started_at"]) for e in lines]
+    assert starts == sorted(starts)
+
+
+def test_log_is_in_request_order_when_an_earlier_exchange_finishes_last(gw):
+    """The first request is held mid-body while a second one is answered; its line still comes first."""
+    body = json.dumps(responses_body(stream=False)).encode()
+    slow = http.client.HTTPConnection("127.0.0.1", gw.server.server_port, timeout=WAIT_S)
+    try:
+        slow.putrequest("POST", "/passthrough/v1/responses", skip_accept_encoding=True)
+        slow.putheader("content-type", "application/json")
+        slow.putheader("content-length", str(len(body)))
+        slow.endheaders(body[:10])  # the handler has started and waits for the rest of the body
+        deadline = time.monotonic() + WAIT_S
+        while gw.server._active < 1:  # a state to wait for, not a time
+            assert time.monotonic() < deadline, "the first request never reached the gateway"
+            time.sleep(0.001)
+        assert gw.post("/rate-limit/v1/responses", responses_body())[0] == 429
+        slow.send(body[10:])
+        answer = slow.getresponse()
+        assert answer.status == 200 and json.loads(answer.read())["status"] == "completed"
+    finally:
+        slow.close()
+    lines = gw.lines()
+    assert [(e["id"], e["gateway"]["outcome"]) for e in lines] == [("resp_0001", "ok"), ("req-2", "rate-limited")]
+    assert [e["started_at"] for e in lines] == ["2026-11-30T00:00:00.000Z", "2026-11-30T00:00:01.000Z"]
 
 
 def test_real_clock_by_default(make_gateway):
     g = make_gateway("real.jsonl", clock=None)
-    before = time.time()
+    before, before_mono = time.time(), time.monotonic()
     g.post("/passthrough/v1/responses", responses_body())
     entry = g.lines()[0]
-    assert abs(gateway.parse_iso(entry["started_at"]) - before) < 5
-    assert entry["duration_ms"] < 1000
+    after, after_mono = time.time(), time.monotonic()
+    # the request's real start (logged to the millisecond) and duration lie within the client's view of it
+    assert math.floor(before * 1000) / 1000 <= gateway.parse_iso(entry["started_at"]) <= after
+    assert 0 < entry["duration_ms"] <= round((after_mono - before_mono) * 1000.0, 1) + 0.1
 
 
 def test_null_filling_persona_sends_null_for_optional_fields():

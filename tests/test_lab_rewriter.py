@@ -13,7 +13,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -83,6 +82,9 @@ class Upstream:
     def __init__(self):
         self.requests: list[dict] = []
         self.reply = (200, {"content-type": "text/event-stream"}, [b"event: x\ndata: {}\n\n"])
+        # Set, the chunks after the first wait for it: a test then sees them arrive one write at a time
+        # however the threads are scheduled.
+        self.hold: threading.Event | None = None
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -113,10 +115,11 @@ class Upstream:
                     self.send_header(k, v)
                 self.send_header("connection", "close")
                 self.end_headers()
-                for c in chunks:
+                for n, c in enumerate(chunks):
+                    if n and outer.hold is not None:
+                        outer.hold.wait(60)
                     self.wfile.write(c)
                     self.wfile.flush()
-                    time.sleep(0.02)
                 self.close_connection = True
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -291,11 +294,13 @@ def test_stream_is_relayed_chunk_by_chunk(upstream, make_rewriter):
     rw = make_rewriter()
     frames = [f'event: e\ndata: {{"n":{n}}}\n\n'.encode() for n in range(5)]
     upstream.reply = (200, {"content-type": "text/event-stream"}, frames)
+    upstream.hold = threading.Event()  # the upstream sends the first frame, then waits for the client's read
     req = urllib.request.Request(
         rw.base + "/gw/v1/responses", data=json.dumps(responses_body()).encode(), method="POST", headers=CLIENT_HEADERS
     )
     with urllib.request.urlopen(req, timeout=10) as resp:
         first = resp.read1(65536)
+        upstream.hold.set()
         rest = resp.read()
     assert first + rest == b"".join(frames) and first.count(b"\n\n") < 5  # not one buffered write
 

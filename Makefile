@@ -6,12 +6,17 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test unit check lab bench captures fixtures notebooks postmortem lock clean
 
+# pip's own progress is shown (no --quiet): the first build downloads and installs about 150 packages.
 $(STAMP): requirements.lock pyproject.toml
+	@echo "== building $(VENV)/ with $$($(PYTHON) --version 2>&1): pip, the $$(grep -c '^[A-Za-z0-9]' requirements.lock) packages pinned in requirements.lock, then this toolkit (editable) =="
+	@echo "== the first build takes about 4 minutes (most of it downloading); later runs reuse $(VENV)/ =="
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -r requirements.lock
-	$(BIN)/pip install --quiet --no-deps -e .
+	@date +%s > $(VENV)/.build-started
+	$(BIN)/pip install --upgrade pip
+	$(BIN)/pip install -r requirements.lock
+	$(BIN)/pip install --no-deps -e .
 	touch $(STAMP)
+	@echo "== $(VENV)/ is ready after $$(( $$(date +%s) - $$(cat $(VENV)/.build-started) )) s =="
 
 # The published DSH 0.1.0-rc.8 run headless by the lab (lab/run.py --dsh): the settings file it was given, the HAR
 # of its traffic and the session log it wrote, all from the same run.
@@ -65,8 +70,12 @@ postmortem: $(STAMP)
 	$(BIN)/python notebooks/render_postmortem.py
 	$(BIN)/python notebooks/render_postmortem.py --lang zh-CN
 
+# JupyterLab on notebooks/. Jupyter refuses to start as root without --allow-root (as in a container; the browser
+# target handles root too). notebooks/.jupyter adds a save hook: a built notebook is saved with the metadata the
+# build stores, so opening one leaves git status clean (notebooks/build.py, lab_pre_save).
+LAB_ALLOW_ROOT = $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks/
+	JUPYTER_CONFIG_PATH="$(CURDIR)/notebooks/.jupyter$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" $(BIN)/jupyter lab notebooks/ $(LAB_ALLOW_ROOT)
 
 bench: $(STAMP)
 	$(BIN)/python tests/benchmarks/ingest.py $(BENCH_ARGS)

@@ -10,6 +10,11 @@ The outputs are what nbval compares in ``make test``, so they are written reprod
 state, no timings, a fixed kernelspec, no Python patch version, and cell ids derived from the cells
 (and the language). The language tags are removed from the written notebooks; other tags stay.
 
+JupyterLab writes the kernel's ``language_info`` into a notebook as soon as its kernel starts, patch
+version included, and autosaves it, which would leave ``git status`` dirty after merely opening a
+notebook. ``make lab`` therefore saves the built notebooks through ``lab_pre_save`` (configured in
+``notebooks/.jupyter/jupyter_server_config.py``), which drops what ``portable_metadata`` drops here.
+
 While a source still has no language tag at all it counts as English and its Chinese build is skipped
 with a message; once every source is converted, an untagged markdown cell is an error.
 """
@@ -132,6 +137,36 @@ def notebook(source: Path, nb, lang: str, cells: list):
     return out
 
 
+def portable_metadata(metadata: dict) -> None:
+    """Drop, in place, the notebook metadata that differs between machines or runs: the widget state,
+    the Python patch version of ``language_info`` and jupytext's header. The one definition of what the
+    build leaves out, used by the build and by Lab's save (``lab_pre_save``) alike."""
+    metadata.pop("widgets", None)
+    language = metadata.get("language_info")
+    if isinstance(language, dict):
+        language.pop("version", None)
+    metadata.pop("jupytext", None)
+
+
+def is_built(notebook: Path) -> bool:
+    """Whether a notebook is one the build writes: ``NN_name.ipynb`` beside its source ``NN_name.py``, or
+    in the ``zh-CN/`` folder beside it (wherever the folder is, so a copy of ``notebooks/`` counts too)."""
+    if not notebook.match("[0-9][0-9]_*.ipynb"):
+        return False
+    folder = notebook.parent.parent if notebook.parent.name == "zh-CN" else notebook.parent
+    return (folder / notebook.with_suffix(".py").name).is_file()
+
+
+def lab_pre_save(model: dict, path: str, contents_manager, **_) -> None:
+    """Jupyter's pre-save hook for ``make lab``: a built notebook is saved with the metadata the build
+    stores (``portable_metadata``), so opening it in Lab, which writes the kernel's ``language_info``,
+    changes no byte. Any other file is saved as Lab sends it."""
+    if model.get("type") != "notebook" or not isinstance(model.get("content"), dict):
+        return
+    if is_built(Path(contents_manager.root_dir, path.lstrip("/"))):
+        portable_metadata(model["content"].setdefault("metadata", {}))
+
+
 def _stable_widget_ids(nb) -> None:
     """A widget view's model id is random, and its model is not stored (no widget state): replace it with
     one derived from the cell, so that a rebuild writes the same bytes (nbval skips the widget view)."""
@@ -165,11 +200,9 @@ def build(source: Path, *, strict: bool | None = None, languages: tuple[str, ...
             resources={"metadata": {"path": str(directory)}},
             record_timing=False,
         ).execute()
-        out.metadata.pop("widgets", None)
+        portable_metadata(out.metadata)
         _stable_widget_ids(out)
         out.metadata["kernelspec"] = KERNELSPEC
-        out.metadata.get("language_info", {}).pop("version", None)
-        out.metadata.pop("jupytext", None)
         target = directory / source.with_suffix(".ipynb").name
         nbformat.write(out, target)
         written.append(target)

@@ -40,10 +40,12 @@ def test_tools_no_library_sends_say_so_and_exit_1(tmp_path, capsys):
     assert "closest:" in out
 
 
-def test_a_capture_without_tools_is_an_input_error(capsys):
+def test_a_capture_without_tools_is_inconclusive(capsys):
+    """Nothing to attribute is not bad input and not a verdict: exit 3, as ``verify`` with no evidence."""
     rollout = FIXTURES / "codex" / "real-0.171.0-danger-full-access.jsonl"
-    assert main(["attribute", str(rollout)]) == 2
-    assert capsys.readouterr().err == "agent-contract: error: attribute: the capture sent no tools\n"
+    assert main(["attribute", str(rollout)]) == 3
+    out = capsys.readouterr().out
+    assert out == f"INCONCLUSIVE: {rollout} sent no tools, so there is nothing to attribute\n"
 
 
 def test_the_verdict_line_in_chinese_keeps_names_versions_and_the_table(capsys, monkeypatch):

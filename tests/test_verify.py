@@ -66,7 +66,8 @@ def test_after_fix_passes():
 
 def test_no_evidence_is_said_not_guessed():
     v = verify(None, None)
-    assert [r.verdict for r in v.results] == ["no evidence"] * 4
+    assert [r.verdict for r in v.results] == ["not checked"] * 4
+    assert v.overall == "inconclusive" and not v.ok
 
 
 def test_frames_keep_their_declared_columns_and_dtypes_also_when_empty():

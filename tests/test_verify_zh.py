@@ -5,6 +5,8 @@ written from the English report before that change)."""
 
 from __future__ import annotations
 
+import os
+
 import re
 
 import pytest
@@ -80,7 +82,10 @@ def run(request):
 
 def test_the_english_layers_are_byte_identical(run):
     name, _, en, _, _ = run
-    assert en == (SNAPSHOTS / f"{name}.en.txt").read_text(encoding="utf-8")
+    snapshot = SNAPSHOTS / f"{name}.en.txt"
+    if os.environ.get("UPDATE_SNAPSHOTS"):  # a deliberate change of the English, reviewed in the diff
+        snapshot.write_text(en, encoding="utf-8")
+    assert en == snapshot.read_text(encoding="utf-8"), "set UPDATE_SNAPSHOTS=1 to accept a deliberate change"
 
 
 def _upstream(v, capture) -> list[str]:

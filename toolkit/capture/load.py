@@ -9,6 +9,7 @@ import contextlib
 import gc
 import hashlib
 import json
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,7 @@ from toolkit.capture.progress import Progress as _Progress
 from toolkit.capture.progress import file_position
 from toolkit.capture.redact import redact_header, redact_obj, redact_text
 from toolkit.errors import CaptureError
+from toolkit.knowledge.messages import text
 from toolkit.sources import detect
 from toolkit.wire.records import Decoded, EntryCount, Event, Problem, ToolResult
 from toolkit.wire.schemas import schema_facts, schema_hash, strict_state
@@ -179,9 +181,13 @@ def load_captures(
     progress: bool | None = None,
     keep_bodies: bool = False,
 ) -> Capture:
-    """Like ``load_capture`` for several files at once, into one set of frames."""
+    """Like ``load_capture`` for several files at once, into one set of frames. A file named twice (the
+    same file by two paths too) is read once, with a ``UserWarning`` saying so: read twice, its requests
+    would be two rows each, and two recorders of one run are not the same as one file given twice."""
     builder = Builder(redact=redact, keep_bodies=keep_bodies)
-    paths = [Path(p) for p in paths]
+    paths, repeated = distinct_paths(paths)
+    for p in repeated:
+        warnings.warn(f"{p}: {REPEATED}", UserWarning, stacklevel=2)
     for path, source in zip(paths, _source_names(paths)):
         fmt = detect.detect(path) if format is None else detect.check_format(format)
         reader = detect.reader_for(fmt)
@@ -209,10 +215,32 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+#: what is said of a file given more than once (``load_captures``, ``find_captures``, the CLI)
+REPEATED = text("input.repeated")
+
+
+def distinct_paths(paths: Iterable) -> tuple[list[Path], list[str]]:
+    """``(each file once, in the order first named; the later namings, as given)``: two paths name the
+    same file when they resolve to it (``a.har``, ``./a.har``, a symlink to it)."""
+    kept: list[Path] = []
+    repeated: list[str] = []
+    seen: set[Path] = set()
+    for given in paths:
+        key = Path(given).resolve()
+        if key in seen:
+            repeated.append(str(given))
+            continue
+        seen.add(key)
+        kept.append(Path(given))
+    return kept, repeated
+
+
 def find_captures(paths: Iterable, *, format: str | None = None) -> tuple[list[Path], list[str]]:
     """Files named, plus every capture found in folders named. What a folder holds besides captures
-    (transcripts, settings, READMEs) comes back as ``skipped`` with the reason, never dropped silently."""
-    found, skipped = [], []
+    (transcripts, settings, READMEs) comes back as ``skipped`` with the reason, never dropped silently;
+    so does a file named twice (or named and also found in a folder named), which is read once."""
+    found: list[Path] = []
+    skipped: list[str] = []
     for p in map(Path, paths):
         if not p.is_dir():
             found.append(p)
@@ -224,6 +252,8 @@ def find_captures(paths: Iterable, *, format: str | None = None) -> tuple[list[P
                 found.append(x)
             except CaptureError as exc:
                 skipped.append(f"{x}: {exc.reason}")
+    found, repeated = distinct_paths(found)
+    skipped += [f"{p}: {REPEATED}" for p in repeated]
     return found, skipped
 
 
@@ -544,11 +574,13 @@ def part_id(values: tuple) -> str:
 
 __all__ = [
     "ENTRIES",
+    "REPEATED",
     "SUMMARY",
     "Builder",
     "Capture",
     "CaptureError",
     "Summary",
+    "distinct_paths",
     "find_captures",
     "gc_paused",
     "load_capture",

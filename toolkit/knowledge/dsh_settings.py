@@ -26,11 +26,13 @@ __all__ = [
     "MODALITIES",
     "NAMESPACE",
     "PERMISSION_MODE_ENV",
+    "PERMISSION_NAMESPACE",
     "PI_AI_FOR_DSH",
     "PRESETS",
     "PROVIDERS_ARRAY",
     "REMOVED_ROUTE_FIELDS",
     "ROUTE_APIS",
+    "SECTIONS",
     "SUPPORTED_PROTOCOLS",
     "all_offered_compat",
     "compat_protocols",
@@ -60,6 +62,10 @@ __all__ = [
 
 NAMESPACE = "llm-pi-ai"
 DEFAULT_MODEL_NAMESPACE = "agent-default-model"
+PERMISSION_NAMESPACE = "permission"
+#: The top-level sections of settings.yaml the toolkit reads: one of them at column 0 marks a file as DSH
+#: settings (``toolkit.sources.kinds``), so a settings file given where a capture belongs is named as such.
+SECTIONS = (NAMESPACE, DEFAULT_MODEL_NAMESPACE, PERMISSION_NAMESPACE)
 
 #: The pi-ai each DSH release loads. Evidence for 0.1.0-rc.8: ``@deepseek-ai/dsh-llm-pi-ai@0.1.0-rc.8``
 #: package.json ``"dependencies": {"@earendil-works/pi-ai": "^0.82.1"}``, and npm resolves that range to

@@ -38,6 +38,7 @@ __all__ = [
     "PROBLEMS",
     "PROVIDERS",
     "REFUSALS",
+    "SECTIONS",
     "UNKNOWN_MODEL",
     "VERSIONS",
     "Deployment",
@@ -56,6 +57,10 @@ __all__ = [
 ]
 
 VERSIONS = ("1.110.2",)
+#: The top-level sections of a LiteLLM proxy ``config.yaml`` (LiteLLM's docs, "Proxy Config.yaml":
+#: docs.litellm.ai/docs/proxy/configs; ``proxy_server.load_config`` reads these keys): one of them at
+#: column 0 marks a file as a proxy config (``toolkit.sources.kinds``).
+SECTIONS = ("model_list", "litellm_settings", "general_settings", "router_settings", "environment_variables")
 DEFAULT_VERSION = VERSIONS[0]
 ENV_PREFIX = "os.environ/"
 #: the ``model_info`` capability flags the toolkit reads (booleans)

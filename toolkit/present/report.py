@@ -27,6 +27,7 @@ from toolkit.present import i18n
 
 __all__ = [
     "DRY_RUN_TEXT",
+    "EXIT_CODES",
     "EXPERIMENT_NOT_IN_JSON",
     "EXPERIMENT_TITLE",
     "FIGURE_MISSING",
@@ -51,8 +52,11 @@ __all__ = [
 ]
 
 SCHEMA = "knowledge/verify_report.schema.json"
-REPORT_VERSION = 2  # 2: each layer lists ``dsh_messages``
-MARK = {"pass": "✅ pass", "warn": "⚠️ warn", "fail": "❌ fail", "no evidence": "➖ no evidence"}
+REPORT_VERSION = 3  # 2: each layer lists ``dsh_messages``; 3: ``verdict``, ``not_checked``, a layer's ``needs``
+MARK = {"pass": "✅ pass", "warn": "⚠️ warn", "fail": "❌ fail", "not checked": "➖ not checked"}
+#: the exit code of each overall verdict (``Verification.overall``); 2 is bad usage or input, 130 an
+#: interrupt (the README's table)
+EXIT_CODES = {"pass": 0, "fail": 1, "inconclusive": 3}
 EXTRA = "pip install 'agent-contract-toolkit[notebooks]'"
 FIGURE_MISSING = text("report.figure_missing", extra=EXTRA)  # the English texts: toolkit.knowledge.messages
 TITLE = text("report.title")
@@ -67,10 +71,44 @@ class Inputs:
     dsh: str = DEFAULT_DSH
     provenance: Any = None  # toolkit.analysis.provenance.table(...) rows (a DataFrame), when computed
     gateway_config: str | None = None  # the LiteLLM proxy config.yaml given beside the settings
+    #: the options that take each layer's input, by layer (the CLI's): a not-checked layer's "needs" names them
+    options: dict[str, str] | None = None
 
 
 def exit_code(v: Verification) -> int:
-    return 0 if v.ok else 1
+    return EXIT_CODES[v.overall]
+
+
+def _names(layers: list[str], lang: str) -> str:
+    return text("report.list_sep", lang).join(text(f"layer.{layer}", lang) for layer in layers)
+
+
+def _status(v: Verification, lang: str, fail_key: str, *, html: bool = False) -> str:
+    """The run's verdict in one phrase: every layer passed, some failed, the checked ones passed (and
+    which were not checked), or nothing could be checked (no word "pass" then)."""
+    if v.overall == "fail":
+        return text(fail_key, lang)
+    if v.overall == "inconclusive":
+        return text("report.html.inconclusive" if html else "report.inconclusive", lang)
+    if not v.not_checked:
+        return text("report.html.all_pass" if html else "report.all_pass", lang)
+    unchecked = [r.layer for r in v.not_checked]
+    key = "report.html.partial_pass" if html else "report.partial_pass"
+    return text(key, lang, checked=_names(v.checked, lang), unchecked=_names(unchecked, lang))
+
+
+def _needs(r: LayerResult, inputs: Inputs | None, lang: str, *, label: bool = True) -> str:
+    """What input would check the layer ``r``, with the options that take it when the CLI gave them;
+    ``label``: after "needs:" (the reports' lines), else alone (the JSON's ``needs``)."""
+    needs = _r(r.needs or "", lang)
+    option = (inputs.options or {}).get(r.layer) if inputs is not None else None
+    if not label:
+        return f"{needs} ({option})" if option else needs
+    return (
+        text("report.needs_flags", lang, needs=needs, flags=option)
+        if option
+        else text("report.needs", lang, needs=needs)
+    )
 
 
 def _lang(lang: str | None) -> str:
@@ -119,10 +157,12 @@ def _pad(s: str, width: int) -> str:
 def to_text(v: Verification, inputs: Inputs, *, lang: str | None = None) -> str:
     """The verdict as plain text in ``lang`` (default ``i18n.language()``); DSH's texts verbatim."""
     lang = _lang(lang)
-    status = text("report.all_pass" if v.ok else "report.text.fail", lang)
+    status = _status(v, lang, "report.text.fail")
     lines = [text("report.text.head", lang, status=status), _inputs_line(inputs, lang), ""]
     for r in v.results:
         lines.append(f"{_pad(_layer(r, lang).upper(), 14)} {_pad(_verdict(r, lang).upper(), 12)} {_r(r.summary, lang)}")
+        if not r.checked:
+            lines.append(f"    - {_needs(r, inputs, lang)}")
         lines += [f"    - {_r(e, lang)}" for e in r.evidence]
         lines += [f"    - {_dsh_line(entry, dsh_text, lang)}" for entry, dsh_text in r.dsh_messages]
         lines += [text("report.text.fix", lang, fix=_r(f, lang)) for f in r.fix]
@@ -188,7 +228,7 @@ def to_markdown(
     out = [
         f"## {title}",
         "",
-        text("report.markdown.result", lang, status=text("report.all_pass" if v.ok else "report.failing", lang)),
+        text("report.markdown.result", lang, status=_status(v, lang, "report.failing")),
         "",
         text("report.markdown.inputs", lang, inputs=_md(_inputs_line(inputs, lang))),
         "",
@@ -196,6 +236,9 @@ def to_markdown(
         "| --- | --- | --- |",
     ]
     out += [f"| {_layer(r, lang)} | {_mark(r.verdict, lang)} | {_md(_r(r.summary, lang))} |" for r in v.results]
+    if v.not_checked:
+        out += ["", f"**{text('report.not_checked', lang)}{colon.rstrip()}**", ""]
+        out += [f"- {_layer(r, lang)}{colon}{_md(_needs(r, inputs, lang))}" for r in v.not_checked]
     for r in v.results:
         if not r.evidence and not r.fix and not r.dsh_messages:
             continue
@@ -236,7 +279,9 @@ def to_json(v: Verification, inputs: Inputs) -> dict:
         "report": "agent-contract-verify",
         "version": REPORT_VERSION,
         "ok": v.ok,
+        "verdict": v.overall,
         "exit_code": exit_code(v),
+        "not_checked": [r.layer for r in v.not_checked],
         "inputs": {
             "settings": inputs.settings,
             "captures": list(inputs.captures),
@@ -253,6 +298,7 @@ def to_json(v: Verification, inputs: Inputs) -> dict:
                 "evidence": [str(e) for e in r.evidence],
                 "dsh_messages": [{"entry_point": entry, "text": dsh_text} for entry, dsh_text in r.dsh_messages],
                 "fix": [str(f) for f in r.fix],
+                "needs": None if r.checked else _needs(r, inputs, "en", label=False),
             }
             for r in v.results
         ],
@@ -281,10 +327,10 @@ def json_schema() -> dict:
 
 # ---- HTML ---------------------------------------------------------------------------------------
 
-_COLOUR = {"pass": "#1a7f37", "warn": "#9a6700", "fail": "#cf222e", "no evidence": "#57606a"}
+_COLOUR = {"pass": "#1a7f37", "warn": "#9a6700", "fail": "#cf222e", "not checked": "#57606a"}
 
 
-def verdict_html(v: Verification, *, lang: str | None = None) -> str:
+def verdict_html(v: Verification, *, lang: str | None = None, inputs: Inputs | None = None) -> str:
     """The verdict table: one row per layer with the verdict, the summary, the evidence (DSH's texts by
     entry point among it) and the fix, as lists, in ``lang`` (default ``i18n.language()``). Escaped; the
     notebooks show it through ``view``."""
@@ -292,7 +338,8 @@ def verdict_html(v: Verification, *, lang: str | None = None) -> str:
     heads = "".join(f"<th>{escape(h)}</th>" for h in _heads(lang, "layer", "verdict", "evidence_says", "fix"))
     out = [f'<table class="agent-contract-verdict"><thead><tr>{heads}</tr></thead><tbody>']
     for r in v.results:
-        items = "".join(f"<li>{escape(_r(e, lang))}</li>" for e in r.evidence)
+        items = "" if r.checked else f"<li>{escape(_needs(r, inputs, lang))}</li>"
+        items += "".join(f"<li>{escape(_r(e, lang))}</li>" for e in r.evidence)
         items += "".join(
             f"<li>{_dsh_line(f'<i>{escape(entry)}</i>', f'<code>{escape(dsh_text)}</code>', lang)}</li>"
             for entry, dsh_text in r.dsh_messages
@@ -380,8 +427,8 @@ def to_html(
         f'<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8"><title>{escape(title)}</title>'
         f"<style>{_CSS}</style></head><body><h1>{escape(title)}</h1>"
         f'<p class="meta">{escape(_inputs_line(inputs, lang))}</p>'
-        f"<p><b>{escape(text('report.html.all_pass' if v.ok else 'report.html.some_fail', lang))}</b></p>"
-        f"{verdict_html(v, lang=lang)}{_provenance_html(inputs, lang)}{img}"
+        f"<p><b>{escape(_status(v, lang, 'report.html.some_fail', html=True))}</b></p>"
+        f"{verdict_html(v, lang=lang, inputs=inputs)}{_provenance_html(inputs, lang)}{img}"
         f"{'' if experiment is None else experiment_html(experiment, lang=lang)}</body></html>\n"
     )
 

@@ -11,7 +11,7 @@ from toolkit.errors import CaptureError
 from toolkit.sources import registry
 from toolkit.sources.sniff import HEAD_BYTES, first_line, first_line_object, head
 
-__all__ = ["FORMATS", "check_format", "detect", "reader_for"]
+__all__ = ["FORMATS", "check_format", "detect", "reader_for", "recognize_file"]
 
 #: The format names, in detection order (``registry.FORMATS`` says what each is).
 FORMATS = registry.NAMES
@@ -46,21 +46,34 @@ def detect(path: Path) -> str:
     for magic, what in _MAGIC:
         if data.startswith(magic):
             raise CaptureError(path, f"this is {what}, not a capture ({_KNOWN})", location="byte 0")
-    text = data.lstrip(b"\xef\xbb\xbf").lstrip()
+    text = _content(data)
     if not text:
         raise CaptureError(
             path, "the file is empty" if not data else "the file holds only white space", location="byte 0"
         )
-    found = registry.recognize(text)
-    if found is None and len(data) == HEAD_BYTES and b"\n" not in text:
-        # a first line longer than the head (a JSONL record with a large body): judge the whole line
-        data = first_line(path)
-        text = data.lstrip(b"\xef\xbb\xbf").lstrip()
-        found = registry.recognize(text)
+    found, data, text = recognize_file(path, data)
     if found is not None:
         return found
     _refuse(path, data, text)
     raise AssertionError("unreachable")  # _refuse always raises
+
+
+def _content(data: bytes) -> bytes:
+    """What the recognisers look at: the content without a BOM and leading white space."""
+    return data.lstrip(b"\xef\xbb\xbf").lstrip()
+
+
+def recognize_file(path: Path, data: bytes | None = None) -> tuple[str | None, bytes, bytes]:
+    """``(format or None, the bytes judged, their content)`` for ``path`` (``data``: its head, if read)."""
+    data = head(path) if data is None else data
+    text = _content(data)
+    found = registry.recognize(text)
+    if found is None and len(data) == HEAD_BYTES and b"\n" not in text:
+        # a first line longer than the head (a JSONL record with a large body): judge the whole line
+        data = first_line(path)
+        text = _content(data)
+        found = registry.recognize(text)
+    return found, data, text
 
 
 def _refuse(path: Path, data: bytes, text: bytes) -> None:

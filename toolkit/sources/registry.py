@@ -34,6 +34,8 @@ class Format:
     what: str  # one line: what the file holds
     written_by: str  # the programs that write it
     example: str  # an example file, relative to the repository (tests read it)
+    noun: str  # what a person calls one ("a HAR capture"): the words of a refusal that names the file
+
 
     def reader(self) -> Callable[[Path, str], Iterator[Any]]:
         read: Callable[[Path, str], Iterator[Any]] = import_module(f"toolkit.sources.{self.module}").read
@@ -50,6 +52,7 @@ FORMATS: tuple[Format, ...] = (
         "mitmproxy flow files (tnetstring flow states, formats 7 to 21; older states migrated step by step)",
         "mitmproxy / mitmdump -w (3.x to 12.x)",
         "data/before-fix/capture.mitm",
+        noun="a mitmproxy flow file",
     ),
     Format(
         "har",
@@ -57,6 +60,7 @@ FORMATS: tuple[Format, ...] = (
         "HAR 1.2: one entry per HTTP exchange",
         "mitmproxy hardump, Chrome, Firefox, Safari, HTTP Toolkit, Charles",
         "data/before-fix/capture.har",
+        noun="a HAR capture",
     ),
     Format(
         "dsh-session",
@@ -64,6 +68,7 @@ FORMATS: tuple[Format, ...] = (
         "DSH session logs (V0 with packed rows, V3, V4), one event per line",
         "DeepSeek Harness (session.jsonl, session.jsonl.zstd)",
         "data/dsh-before-fix/session.jsonl.zstd",
+        noun="a DSH session log",
     ),
     Format(
         "codex-rollout",
@@ -71,6 +76,7 @@ FORMATS: tuple[Format, ...] = (
         "Codex CLI rollout files: model turns, tool calls and outputs, sandbox and approval policy",
         "OpenAI Codex CLI (~/.codex/sessions/**/rollout-*.jsonl)",
         "tests/fixtures/codex/real-0.171.0-danger-full-access.jsonl",
+        noun="a Codex CLI rollout (session log)",
     ),
     Format(
         "sse-chunks",
@@ -78,6 +84,7 @@ FORMATS: tuple[Format, ...] = (
         "SDK stream fixtures: one SSE payload object per line, no data: prefix, one or more responses",
         "SDK test suites (*.chunks.txt: Responses events, chat.completion.chunk payloads)",
         "tests/fixtures/sse-chunks/responses_two.chunks.txt",
+        noun="an SDK stream fixture",
     ),
     Format(
         "jsonl",
@@ -85,6 +92,7 @@ FORMATS: tuple[Format, ...] = (
         "exchange logs, one request and its response per line",
         "the toolkit's own shape, LiteLLM spend logs, Helicone exports, the lab gateway",
         "data/before-fix/gateway.jsonl",
+        noun="a JSONL exchange log",
     ),
     Format(
         "response-body",
@@ -92,6 +100,7 @@ FORMATS: tuple[Format, ...] = (
         "a bare Responses or Chat Completions JSON response body (one response, no request)",
         "SDK test fixtures, curl -o, saved API responses",
         "tests/fixtures/response-body/responses_function_call.json",
+        noun="a saved response body",
     ),
     Format(
         "httprr",
@@ -99,6 +108,7 @@ FORMATS: tuple[Format, ...] = (
         "httprr traces: length-prefixed raw HTTP/1.1 request and response pairs",
         "Go tests using rsc.io/httprr or golang.org/x/oscar internal/httprr (*.httprr, *.httprr.gz)",
         "tests/fixtures/httprr/lab_variants.httprr",
+        noun="an httprr trace",
     ),
     Format(
         "go-vcr",
@@ -106,6 +116,7 @@ FORMATS: tuple[Format, ...] = (
         "go-vcr cassettes, format version 2 (YAML: interactions with duration)",
         "Go tests using gopkg.in/dnaeon/go-vcr.v2 and later (v3, v4)",
         "tests/fixtures/go-vcr/openai.yaml",
+        noun="a go-vcr cassette",
     ),
     Format(
         "vcr",
@@ -113,6 +124,7 @@ FORMATS: tuple[Format, ...] = (
         "VCR.py cassettes (YAML interactions, version 1; .yaml.gz; pydantic-ai's parsed_body)",
         "Python tests using vcrpy, pytest-recording, pytest-vcr",
         "tests/fixtures/vcr/openai_raw.yaml",
+        noun="a VCR.py cassette",
     ),
     Format(
         "ruby-vcr",
@@ -120,6 +132,7 @@ FORMATS: tuple[Format, ...] = (
         "Ruby VCR cassettes (YAML http_interactions, recorded_at)",
         "Ruby tests using the vcr gem",
         "tests/fixtures/ruby-vcr/openai.yaml",
+        noun="a Ruby VCR cassette",
     ),
     Format(
         "sse",
@@ -127,6 +140,7 @@ FORMATS: tuple[Format, ...] = (
         "a saved text/event-stream body (Responses, Chat Completions or Anthropic Messages)",
         "curl -N, browser devtools, SDK debug logs",
         "tests/fixtures/sse/responses_function_call.sse",
+        noun="a saved event stream",
     ),
 )
 

@@ -13,6 +13,18 @@ MESSAGES: dict[str, dict[str, str]] = {
     "report.all_pass": {"en": "all layers pass", "zh-CN": "各层均通过"},
     "report.text.fail": {"en": "FAIL", "zh-CN": "失败"},
     "report.failing": {"en": "failing", "zh-CN": "未通过"},
+    "report.partial_pass": {
+        "en": "the checked layers pass ({checked}); not checked: {unchecked}",
+        "zh-CN": "已检查的各层均无问题（{checked}）；未检查：{unchecked}",
+    },
+    "report.inconclusive": {
+        "en": "INCONCLUSIVE: no layer could be checked",
+        "zh-CN": "无定论：没有任何一层可以检查",
+    },
+    "report.not_checked": {"en": "Not checked", "zh-CN": "未检查"},
+    "report.needs": {"en": "needs: {needs}", "zh-CN": "需要：{needs}"},
+    "report.needs_flags": {"en": "needs: {needs} ({flags})", "zh-CN": "需要：{needs}（{flags}）"},
+    "report.list_sep": {"en": ", ", "zh-CN": "、"},
     "report.dsh_says": {"en": "DSH says ({entry}): {dsh_text}", "zh-CN": "DSH 原文（{entry}）：{dsh_text}"},
     "report.fix": {"en": "fix", "zh-CN": "修复"},
     "report.text.fix": {"en": "    fix: {fix}", "zh-CN": "    修复：{fix}"},
@@ -53,6 +65,14 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "report.html.all_pass": {"en": "All layers pass.", "zh-CN": "各层均通过。"},
     "report.html.some_fail": {"en": "At least one layer fails.", "zh-CN": "至少有一层未通过。"},
+    "report.html.partial_pass": {
+        "en": "The checked layers pass ({checked}); not checked: {unchecked}.",
+        "zh-CN": "已检查的各层均无问题（{checked}）；未检查：{unchecked}。",
+    },
+    "report.html.inconclusive": {
+        "en": "Inconclusive: no layer could be checked.",
+        "zh-CN": "无定论：没有任何一层可以检查。",
+    },
     "report.figure_missing": {
         "en": "The summary figure is left out: it needs matplotlib ({extra}).",
         "zh-CN": "未包含汇总图：需要 matplotlib（{extra}）。",

@@ -753,7 +753,7 @@ class Resolver:
             )
 
     def _preset(self) -> None:
-        section = self.data.get("permission")
+        section = self.data.get(dsh.PERMISSION_NAMESPACE)
         preset = section.get("defaultPreset") if isinstance(section, dict) else None
         if preset is not None:
             if preset not in dsh.PRESETS:

@@ -90,6 +90,7 @@ def test_verify_with_no_inputs_is_a_usage_error(capsys):
 def test_no_llm_evidence_is_inconclusive_in_every_format(capsys, empty_inputs, which, fmt, lang):
     code, out, err = _run(capsys, "verify", "--capture", str(empty_inputs[which]), "--format", fmt, "--lang", lang)
     assert code == report.EXIT_CODES["inconclusive"] == 3
+    assert not PASS_WORDS.search(err)
     assert not PASS_WORDS.search(out), PASS_WORDS.search(out)
     if fmt == "json":
         doc = json.loads(out)
@@ -105,6 +106,7 @@ def test_no_llm_evidence_is_inconclusive_in_every_format(capsys, empty_inputs, w
 
 def test_inconclusive_report_names_what_would_check_each_layer(capsys, empty_inputs):
     code, out, _ = _run(capsys, "verify", "--capture", str(empty_inputs["zero entries"]))
+    assert code == 3
     assert out.splitlines()[0] == "agent-contract verify: INCONCLUSIVE: no layer could be checked"
     needs = [line.strip() for line in out.splitlines() if line.strip().startswith("- needs:")]
     assert len(needs) == 4

@@ -6,7 +6,6 @@ written from the English report before that change)."""
 from __future__ import annotations
 
 import os
-
 import re
 
 import pytest

@@ -124,3 +124,13 @@ def test_whatif_of_a_capture_without_calls_keeps_the_declared_dtypes():
     assert out.empty and WHATIF.mismatches(out) == []
     unjudged = whatif(toolkit.load_capture(DATA / "before-fix" / "capture.har"))  # no mode: nothing judged
     assert unjudged.empty and WHATIF.mismatches(unjudged) == []
+
+
+def test_calls_that_could_not_be_judged_are_counted_not_dropped():
+    """Without a mode the HAR's bash calls cannot be judged: the what-if table has no row for them, and
+    says how many calls it left out and why, instead of looking like a run with nothing to fix."""
+    cap = load_captures([REPO / "data/dsh-before-fix/capture.har"])
+    unknown = whatif(cap)
+    assert unknown.empty and unknown.attrs["not_judged"] == {"mode-unknown": 2, "settings-missing": 1}
+    known = whatif(cap, mode="danger-full-access")
+    assert len(known) and known.attrs["not_judged"] == {"settings-missing": 1}

@@ -128,8 +128,11 @@ def whatif(capture: Capture, *, mode: str | None = None, dsh: str = DEFAULT_DSH,
     """For every modelled call and policy: ``avoided``, ``still fails``, ``no failure`` or ``newly fails``.
 
     A call recorded by several captures of one run (a HAR and DSH's log share its id) is judged once, in the
-    first capture that holds it."""
+    first capture that holds it. A call ``replay`` could not judge has no baseline, so no policy can be said
+    to avoid or keep its failure: it has no row, and ``attrs["not_judged"]`` counts such calls by the reason
+    ``replay`` gives (``execution.NOT_JUDGED``), so a short table is never read as "every call was fine"."""
     base = replay(capture, mode=mode, dsh=dsh)
+    unjudged = distinct_calls(base[base["ok"].isna()])
     judged = distinct_calls(base[base["ok"].notna()])
     rows = []
     for call in judged.itertuples(index=False):
@@ -161,7 +164,10 @@ def whatif(capture: Capture, *, mode: str | None = None, dsh: str = DEFAULT_DSH,
                     "how": how,
                 }
             )
-    return WHATIF.from_records(rows)
+    table = WHATIF.from_records(rows)
+    counts = unjudged["not_judged"].value_counts()
+    table.attrs["not_judged"] = {str(k): int(n) for k, n in counts[counts > 0].items()}
+    return table
 
 
 def _schema(capture: Capture, call) -> dict:

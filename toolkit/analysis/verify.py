@@ -401,10 +401,17 @@ def _capability(findings, caps: pd.DataFrame, said: dict[str, Message]) -> Layer
 
 
 def _execution(replayed: pd.DataFrame, capture: Capture, mode, dsh) -> LayerResult:
-    # read_image refusals are the image gate: the capability layer reports them
-    judged = replayed[replayed["ok"].notna() & replayed["tool"].isin(execution.TOOLS)]
+    from toolkit.knowledge.messages import counted
+
+    # read_image is the image gate: the capability layer judges it and reports it
+    calls = replayed[replayed["tool"] != "read_image"]
+    judged = calls[calls["ok"].notna() & calls["tool"].isin(execution.TOOLS)]
+    unjudged = _not_judged(calls, judged)
     if judged.empty:
-        key = "verify.execution.none" if mode or capture.events.empty is False else "verify.execution.none_mode"
+        if len(unjudged):
+            summary = Message("verify.execution.none_because", reasons=_reasons(unjudged))
+            return LayerResult("execution", "no evidence", summary)
+        key = "verify.execution.only_read_image" if len(replayed) else "verify.execution.no_calls"
         return LayerResult("execution", "no evidence", Message(key))
     sightings = len(judged)
     judged = execution.distinct_calls(judged)
@@ -413,8 +420,22 @@ def _execution(replayed: pd.DataFrame, capture: Capture, mode, dsh) -> LayerResu
     modes = ", ".join(sorted(set(judged["mode"].dropna().astype(str))))  # the modes the calls ran under
     seen = Message("verify.execution.seen", n=sightings) if sightings != len(judged) else ""
     evidence: list[str] = [
-        Message("verify.execution.judged", n=len(judged), dsh=dsh, modes=modes, seen=seen, failed=len(failed))
+        Message(
+            counted("verify.execution.judged", len(judged)),
+            n=len(judged),
+            dsh=dsh,
+            modes=modes,
+            seen=seen,
+            failed=len(failed),
+        )
     ]
+    not_judged = (
+        Message(counted("verify.execution.not_judged", len(unjudged)), n=len(unjudged), reasons=_reasons(unjudged))
+        if len(unjudged)
+        else None
+    )
+    if not_judged is not None:
+        evidence.append(not_judged)
     granted = judged["granted_mode"].dropna().astype(str)
     if len(granted):
         key = "verify.execution.granted_one" if len(granted) == 1 else "verify.execution.granted"
@@ -422,9 +443,10 @@ def _execution(replayed: pd.DataFrame, capture: Capture, mode, dsh) -> LayerResu
     for msg, n in failed["message"].value_counts().items():
         evidence.append(Message("verify.execution.refusal", n=n, message=msg))  # DSH's text, verbatim
     if len(disagree):
-        evidence.append(Message("verify.execution.disagree", n=len(disagree)))
+        evidence.append(Message(counted("verify.execution.disagree", len(disagree)), n=len(disagree)))
     if failed.empty:
-        return LayerResult("execution", "pass", Message("verify.execution.all_run", n=len(judged)), evidence)
+        summary = Message(counted("verify.execution.all_run", len(judged)), n=len(judged))
+        return LayerResult("execution", "pass", _with_not_judged(summary, not_judged), evidence)
     from toolkit.analysis.whatif import whatif
 
     fixes: list[str] = []
@@ -432,8 +454,44 @@ def _execution(replayed: pd.DataFrame, capture: Capture, mode, dsh) -> LayerResu
         wi = whatif(capture, mode=mode, dsh=dsh)
         for policy, group in wi.groupby("policy", sort=False, observed=True):
             avoided = int((group["outcome"] == "avoided").sum())
-            fixes.append(Message("verify.execution.avoids", policy=policy, avoided=avoided, n=len(failed)))
+            key = counted("verify.execution.avoids", len(failed))
+            fixes.append(Message(key, policy=policy, avoided=avoided, n=len(failed)))
     except Exception as exc:  # the verdict stands without the what-ifs
         fixes.append(Message("verify.execution.whatif_unavailable", error=str(exc)))
-    summary = Message("verify.execution.refused", failed=len(failed), n=len(judged))
-    return LayerResult("execution", "fail", summary, evidence, fixes)
+    summary = Message(counted("verify.execution.refused", len(judged)), failed=len(failed), n=len(judged))
+    return LayerResult("execution", "fail", _with_not_judged(summary, not_judged), evidence, fixes)
+
+
+def _not_judged(calls: pd.DataFrame, judged: pd.DataFrame) -> pd.DataFrame:
+    """The calls no capture let the model of DSH judge: one row per call (a call one capture could not
+    judge and another could, a HAR without the mode beside DSH's own log, is judged)."""
+    rows = calls[calls["not_judged"].notna()]
+    rows = rows[rows["call_id"].isna() | ~rows["call_id"].isin(set(judged["call_id"].dropna()))]
+    return execution.distinct_calls(rows)
+
+
+def _reasons(unjudged: pd.DataFrame) -> Message | str:
+    """``sandbox mode unknown ×2 (pass --mode for HTTP captures), arguments not parseable ×1``: the
+    calls not judged, counted by reason (``execution.NOT_JUDGED``), with the hint that would judge them."""
+    from toolkit.knowledge.messages.surface import option
+
+    counts = unjudged["not_judged"].astype(str).value_counts(sort=False)
+    out: Message | str = ""
+    for reason in execution.NOT_JUDGED:  # in the vocabulary's order, not by count: stable across runs
+        if reason not in counts.index:
+            continue
+        words = Message(f"execution.not_judged.{reason}")
+        part = (
+            Message("verify.execution.reason_mode", reason=words, n=int(counts[reason]), option=option("mode"))
+            if reason == "mode-unknown"
+            else Message("verify.execution.reason", reason=words, n=int(counts[reason]))
+        )
+        out = Message("verify.execution.reasons", first=out, then=part) if out else part
+    return out
+
+
+def _with_not_judged(summary: Message, not_judged: Message | None) -> Message:
+    """The layer's summary, and the calls it could not judge: a pass over some calls is not a pass over all."""
+    if not_judged is None:
+        return summary
+    return Message("verify.execution.and_not_judged", summary=summary, not_judged=not_judged)

@@ -25,6 +25,7 @@ from toolkit.knowledge import codex
 from toolkit.knowledge import dsh_runtime as rt
 from toolkit.knowledge.dsh_tools import schema_for
 from toolkit.knowledge.messages import Message
+from toolkit.knowledge.messages.surface import option
 from toolkit.layers.codex_execution import check_codex_call
 from toolkit.wire.dsh_records import split_call_id
 
@@ -32,6 +33,7 @@ __all__ = [
     "APPROVALS",
     "DEFAULT_DSH",
     "IMAGE_GATE",
+    "NOT_JUDGED",
     "REPLAY",
     "REPLAY_COLUMNS",
     "STAGES",
@@ -62,6 +64,17 @@ STAGES = {
     "9": "background",
 }
 IMAGE_GATE = "image-gate"  # the stage of a read_image refusal (the model does not declare image input)
+#: why ``replay`` left a call unjudged (``not_judged``): a call without a verdict always says which
+NOT_JUDGED = (
+    "stream-cut",  # the stream ended before the call's arguments did: what the model meant is not known
+    "tool-not-modelled",  # no model of DSH (or Codex) validates this tool
+    "arguments-unparsed",  # the arguments are not a JSON object
+    "mode-unknown",  # the sandbox mode the call ran in is unknown (an HTTP capture, no mode given)
+    "settings-missing",  # read_image is judged from the model's declared input: no settings were given
+    "route-not-in-settings",  # read_image: the settings hold no route for the exchange's model
+    "policy-unknown",  # Codex: no approval/policy event says what the escalation meets
+    "case-not-modelled",  # Codex: an answer the model of Codex does not cover
+)
 
 
 @dataclass(frozen=True)
@@ -285,6 +298,7 @@ REPLAY = declare(
         "recorded_is_error": "boolean",
         "agrees": "boolean",
         "note": object,  # a toolkit Message: English str, rendered in zh-CN by the widget
+        "not_judged": fixed(*NOT_JUDGED),  # why ``ok`` is null; null for a judged call
     },
 )
 REPLAY_COLUMNS = list(REPLAY.columns)
@@ -301,7 +315,8 @@ def replay(
     An approved escalation keeps ``mode`` and names what it was granted in ``granted_mode``.
     ``agrees`` is False where the model of DSH and the recorded result differ: shown, never hidden.
     With ``settings`` (``toolkit.layers.config.Settings``), ``read_image`` calls are judged too, from the
-    model's declared input.
+    model's declared input. A call with no verdict says why in ``not_judged`` (``NOT_JUDGED``): a cut
+    stream's arguments are not what the model meant, so such a call is never judged.
     """
     rows = []
     recorded = _recorded_results(capture)
@@ -332,23 +347,29 @@ def replay(
             "recorded_is_error": rec_error,
             "agrees": None,
             "note": None,
+            "not_judged": None,
         }
-        if call.name == "read_image" and settings is not None and isinstance(call.arguments, dict):
-            v = _read_image(capture, call, settings)
+        modelled = call.name in TOOLS or call.name in codex.SHELL_TOOLS or call.name == "read_image"
+        if not pd.isna(call.complete) and not call.complete:  # a nullable boolean: NA is not known to be cut
+            row.update(not_judged="stream-cut", note=Message("execution.note.stream_cut"))
+        elif not modelled:
+            row.update(not_judged="tool-not-modelled", note=_not_modelled())
+        elif not isinstance(call.arguments, dict):
+            row.update(not_judged="arguments-unparsed", note=Message("execution.note.unparsed", error=call.parse_error))
+        elif call.name == "read_image":
+            v = _read_image(capture, call, settings) if settings is not None else None
             if v is not None:
                 row.update(ok=v.ok, stage=v.stage, message=v.message)
                 if rec_text is not None:
                     row["agrees"] = (rec_text == v.result_text) if not v.ok else not rt.is_error_text(rec_text)
+            elif settings is None:
+                row.update(not_judged="settings-missing", note=_not_modelled())
             else:
-                row["note"] = Message("execution.note.route_not_in_settings")
-        elif call.name in codex.SHELL_TOOLS and isinstance(call.arguments, dict) and call_mode is not None:
-            _codex_row(row, call.arguments, call_mode, ctx.get("policy") if ctx else None)
-        elif call.name not in TOOLS:
-            row["note"] = Message("execution.note.not_modelled")
-        elif not isinstance(call.arguments, dict):
-            row["note"] = Message("execution.note.unparsed", error=call.parse_error)
+                row.update(not_judged="route-not-in-settings", note=Message("execution.note.route_not_in_settings"))
         elif call_mode is None:
-            row["note"] = Message("execution.note.mode_unknown")
+            row.update(not_judged="mode-unknown", note=Message("execution.note.mode_unknown", option=option("mode")))
+        elif call.name in codex.SHELL_TOOLS:
+            _codex_row(row, call.arguments, call_mode, ctx.get("policy") if ctx else None)
         else:
             v = check_call(
                 call.name,
@@ -373,11 +394,18 @@ def _codex_row(row: dict, arguments: dict, mode: str, policy: str | None) -> Non
     """A Codex CLI shell call (``toolkit.layers.codex_execution``): its escalation fields against the policy."""
     v = check_codex_call(arguments, mode=mode, policy=policy)
     row.update(ok=v.ok, stage=v.stage, message=v.message, granted_mode=v.granted_mode, note=v.note)
+    if v.ok is None:
+        unknown = getattr(v.note, "key", None) == "execution.codex.policy_unknown"
+        row["not_judged"] = "policy-unknown" if unknown else "case-not-modelled"
     rec_text, rec_error = row["recorded_result"], row["recorded_is_error"]
     if rec_text is not None and v.ok is not None:
         row["agrees"] = (rec_text == v.message) if not v.ok else rec_error is not True
         if not row["agrees"]:
             row["note"] = Message("execution.note.codex_disagrees", note=v.note)
+
+
+def _not_modelled() -> Message:
+    return Message("execution.note.not_modelled", option=option("settings"))
 
 
 def _read_image(capture: Capture, call, settings) -> Verdict | None:
@@ -457,7 +485,7 @@ def _session_contexts(capture: Capture) -> dict[tuple, dict]:
                     "mode": mode,
                     "policy": policy,
                     "approval": outcome,
-                    "mode_source": mode_source or Message("execution.mode_source.no_event"),
+                    "mode_source": mode_source or Message("execution.mode_source.no_event", option=option("mode")),
                 }
     return out
 

@@ -18,6 +18,7 @@ from toolkit.knowledge import dsh_runtime, pi_ai, pi_ai_tools
 from toolkit.knowledge.dsh_tools import SCHEMAS as DSH_TOOL_SCHEMAS
 from toolkit.knowledge.messages import LANGUAGES, Message, render
 from toolkit.knowledge.messages import text as message
+from toolkit.knowledge.messages.surface import surface
 from toolkit.sources import registry
 from toolkit.sources.detect import FORMATS as CAPTURE_FORMATS
 
@@ -618,7 +619,8 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # argparse has printed the usage error
         return 2 if exc.code else 0
     try:
-        return args.func(args)
+        with surface("cli"):  # every hint inside names the CLI's options (--mode), not the Python API's (mode=)
+            return args.func(args)
     except InputError as exc:  # CaptureError, SettingsError, RuleError, ...: bad input, said in one line
         print(f"agent-contract: error: {exc}", file=sys.stderr)
         return 2

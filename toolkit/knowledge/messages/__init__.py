@@ -18,8 +18,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from toolkit.knowledge.messages import cli, config, experiment, layers, plots, postmortem, provenance, report, widgets
+from toolkit.knowledge.messages.surface import ForSurface
 
-__all__ = ["LANGUAGES", "MESSAGES", "Joined", "Message", "render", "text"]
+__all__ = ["LANGUAGES", "MESSAGES", "Joined", "Message", "counted", "render", "text"]
 
 LANGUAGES = ("en", "zh-CN")
 
@@ -41,8 +42,20 @@ MESSAGES: dict[str, dict[str, str]] = _merge(
 
 def render(value: Any, lang: str = "en") -> Any:
     """``value`` in ``lang`` if it is a toolkit sentence (``Message`` or ``Joined``), else as it is: an
-    upstream text or a datum is never touched."""
+    upstream text or a datum is never touched. A ``ForSurface`` (``surface.option("mode")``) is first
+    taken in the form for the surface in force (the CLI's ``--mode``, the library's ``mode=``)."""
+    if isinstance(value, ForSurface):
+        value = value.current()
+        return "" if value is None else render(value, lang)
     return value.render(lang) if isinstance(value, Message) else value
+
+
+def counted(key: str, n: Any) -> str:
+    """The key of a sentence that counts ``n`` things: ``key_one`` when ``n`` is 1 and the catalogue has
+    that form (English writes "1 call", "2 calls"; Chinese does not inflect, so its two forms are the
+    same sentence), else ``key``. A sentence that counts is written as two keys, never patched."""
+    one = f"{key}_one"
+    return one if n == 1 and one in MESSAGES else key
 
 
 def text(key: str, lang: str = "en", **params: Any) -> str:

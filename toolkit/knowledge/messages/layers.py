@@ -56,23 +56,43 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "sandbox/mode ({source}, {location})",
         "zh-CN": "sandbox/mode（{source}，{location}）",
     },
+    # {option}: toolkit.knowledge.messages.surface.option, spelled for the surface (mode= or --mode)
     "execution.mode_source.no_event": {
-        "en": "no sandbox/mode event: pass mode=",
-        "zh-CN": "没有 sandbox/mode 事件：请传入 mode=",
+        "en": "no sandbox/mode event: pass {option}",
+        "zh-CN": "没有 sandbox/mode 事件：请传入 {option}",
     },
     "execution.note.route_not_in_settings": {
         "en": "the model's route is not in the settings",
         "zh-CN": "该模型的路由不在设置中",
     },
     "execution.note.not_modelled": {
-        "en": "not modelled (the validator covers bash, pwsh, write and edit; read_image with settings=)",
-        "zh-CN": "未建模（校验器覆盖 bash、pwsh、write 和 edit；传入 settings= 时也覆盖 read_image）",
+        "en": "not modelled (the validator covers bash, pwsh, write and edit; read_image with {option})",
+        "zh-CN": "未建模（校验器覆盖 bash、pwsh、write 和 edit；传入 {option} 时也覆盖 read_image）",
     },
     "execution.note.unparsed": {"en": "arguments could not be parsed: {error}", "zh-CN": "参数无法解析：{error}"},
     "execution.note.mode_unknown": {
-        "en": "the sandbox mode is unknown: pass mode= for an HTTP capture",
-        "zh-CN": "沙箱模式未知：HTTP 抓包需要传入 mode=",
+        "en": "the sandbox mode is unknown: pass {option} for an HTTP capture",
+        "zh-CN": "沙箱模式未知：HTTP 抓包需要传入 {option}",
     },
+    "execution.note.stream_cut": {
+        "en": "the stream was cut before the call's arguments ended: not judged",
+        "zh-CN": "流在调用参数结束前被截断：未判定",
+    },
+    # toolkit.layers.execution.NOT_JUDGED: why a call has no verdict, as the execution layer counts them
+    "execution.not_judged.stream-cut": {"en": "stream cut mid-call", "zh-CN": "流在调用中途截断"},
+    "execution.not_judged.tool-not-modelled": {
+        "en": "tool not in the model of DSH",
+        "zh-CN": "DSH 模型未覆盖该工具",
+    },
+    "execution.not_judged.arguments-unparsed": {"en": "arguments not parseable", "zh-CN": "参数无法解析"},
+    "execution.not_judged.mode-unknown": {"en": "sandbox mode unknown", "zh-CN": "沙箱模式未知"},
+    "execution.not_judged.settings-missing": {"en": "no settings given", "zh-CN": "未提供 settings"},
+    "execution.not_judged.route-not-in-settings": {
+        "en": "model's route not in the settings",
+        "zh-CN": "模型的路由不在 settings 中",
+    },
+    "execution.not_judged.policy-unknown": {"en": "approval policy unknown", "zh-CN": "审批策略未知"},
+    "execution.not_judged.case-not-modelled": {"en": "case not modelled", "zh-CN": "该情形未建模"},
     "execution.note.dsh_disagrees": {
         "en": "DSH's recorded result differs from the model of DSH (version or model wrong?)",
         "zh-CN": "DSH 记录的结果与 DSH 模型的判定不同（版本或模型有误？）",
@@ -197,13 +217,37 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "DSH's settings and the gateway config disagree",
         "zh-CN": "DSH 的 settings 与网关配置不一致",
     },
-    "verify.execution.none": {"en": "no tool call could be judged", "zh-CN": "没有可判定的工具调用"},
-    "verify.execution.none_mode": {
-        "en": "no tool call could be judged (pass mode= for HTTP captures)",
-        "zh-CN": "没有可判定的工具调用（HTTP 抓包请传入 mode=）",
+    "verify.execution.no_calls": {"en": "the inputs hold no tool call", "zh-CN": "输入中没有工具调用"},
+    "verify.execution.only_read_image": {
+        "en": "no tool call but read_image, which the capability layer judges",
+        "zh-CN": "除 read_image 外没有工具调用，read_image 由能力层判定",
     },
+    # the calls the execution layer could not judge, counted by reason (toolkit.layers.execution.NOT_JUDGED)
+    "verify.execution.none_because": {
+        "en": "no tool call could be judged: {reasons}",
+        "zh-CN": "没有可判定的工具调用：{reasons}",
+    },
+    "verify.execution.not_judged_one": {
+        "en": "{n} call not judged: {reasons}",
+        "zh-CN": "{n} 次调用未判定：{reasons}",
+    },
+    "verify.execution.not_judged": {
+        "en": "{n} calls not judged: {reasons}",
+        "zh-CN": "{n} 次调用未判定：{reasons}",
+    },
+    "verify.execution.reason": {"en": "{reason} ×{n}", "zh-CN": "{reason} ×{n}"},
+    "verify.execution.reason_mode": {
+        "en": "{reason} ×{n} (pass {option} for HTTP captures)",
+        "zh-CN": "{reason} ×{n}（HTTP 抓包请传入 {option}）",
+    },
+    "verify.execution.reasons": {"en": "{first}, {then}", "zh-CN": "{first}，{then}"},
+    "verify.execution.and_not_judged": {"en": "{summary}; {not_judged}", "zh-CN": "{summary}；{not_judged}"},
     "verify.execution.judged": {
         "en": "{n} calls judged under DSH {dsh} in {modes}{seen}; {failed} refused",
+        "zh-CN": "按 DSH {dsh} 在 {modes} 下判定了 {n} 次调用{seen}；{failed} 次被拒",
+    },
+    "verify.execution.judged_one": {
+        "en": "{n} call judged under DSH {dsh} in {modes}{seen}; {failed} refused",
         "zh-CN": "按 DSH {dsh} 在 {modes} 下判定了 {n} 次调用{seen}；{failed} 次被拒",
     },
     "verify.execution.seen": {
@@ -223,9 +267,18 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{n} verdicts differ from DSH's recorded results",
         "zh-CN": "{n} 个结论与 DSH 记录的结果不同",
     },
+    "verify.execution.disagree_one": {
+        "en": "{n} verdict differs from DSH's recorded results",
+        "zh-CN": "{n} 个结论与 DSH 记录的结果不同",
+    },
     "verify.execution.all_run": {"en": "all {n} calls run", "zh-CN": "全部 {n} 次调用均可执行"},
+    "verify.execution.all_run_one": {"en": "{n} call runs", "zh-CN": "{n} 次调用可执行"},
     "verify.execution.avoids": {
         "en": "{policy}: avoids {avoided} of {n} refusals",
+        "zh-CN": "{policy}：可避免 {n} 次拒绝中的 {avoided} 次",
+    },
+    "verify.execution.avoids_one": {
+        "en": "{policy}: avoids {avoided} of {n} refusal",
         "zh-CN": "{policy}：可避免 {n} 次拒绝中的 {avoided} 次",
     },
     "verify.execution.whatif_unavailable": {
@@ -234,6 +287,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "verify.execution.refused": {
         "en": "DSH refused {failed} of {n} calls",
+        "zh-CN": "DSH 拒绝了 {n} 次调用中的 {failed} 次",
+    },
+    "verify.execution.refused_one": {
+        "en": "DSH refused {failed} of {n} call",
         "zh-CN": "DSH 拒绝了 {n} 次调用中的 {failed} 次",
     },
     # ---- strict: why a value a strict reading forces the model to fill is risky (strict.risky_fills) ----

@@ -18,6 +18,7 @@ import pandas as pd
 from toolkit.errors import InputError
 from toolkit.knowledge import dsh_settings as dsh_knowledge
 from toolkit.knowledge import pi_ai
+from toolkit.knowledge.messages.surface import option
 from toolkit.layers.config.findings import Finding, findings_frame
 from toolkit.layers.config.resolve import MODELS, ROUTES, TEXT_SOURCE, Resolver
 
@@ -71,7 +72,12 @@ def read_source(path: str | os.PathLike[str] | None, text: str | None) -> tuple[
     shown = _shown(path)
     if p.name in dsh_knowledge.CREDENTIAL_FILES:
         raise SettingsError(f"{shown}: refusing to read a credential file; pass settings.yaml")
-    hint = " (taken as a path to a settings file; YAML text goes in text=)" if isinstance(path, str) else ""
+    text_option = option("settings_text").current()  # the command line takes a file only: no hint there
+    hint = (
+        f" (taken as a path to a settings file; YAML text goes in {text_option})"
+        if isinstance(path, str) and text_option
+        else ""
+    )
     try:
         return p.read_text(encoding="utf-8"), str(path)
     except OSError as exc:

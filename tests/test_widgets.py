@@ -292,14 +292,18 @@ def test_comparer_keeps_choices_when_the_cell_is_rerun():
     assert w.StrictVariantComparer().right_gateway.value == "reads absent as strict"
 
 
-def test_comparer_displays_its_box(monkeypatch):
-    import IPython.display
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
-    shown = []
-    monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj))
-    cmp = w.StrictVariantComparer()
-    cmp._ipython_display_()
-    assert shown == [cmp.widget]
+
+def test_each_widget_displays_its_box_with_a_note_to_run_the_cell(busy, session):
+    """What a notebook stores for a widget (IPython's own formatter): the box's view, and as plain text a note
+    to run the cell, not the box's repr; the note is all a reader sees before the cell runs (no widget state)."""
+    from IPython.core.formatters import DisplayFormatter
+
+    for widget in (w.StrictVariantComparer(), w.CaptureExplorer(busy), w.WhatIfExplorer(session)):
+        data, _ = DisplayFormatter().format(widget)
+        assert data[WIDGET_VIEW]["model_id"] == widget.widget.model_id, type(widget).__name__
+        assert data["text/plain"] == "Run this cell to use the widget.", type(widget).__name__
 
 
 # ---- 2. capture explorer: logic ------------------------------------------------------------------

@@ -46,6 +46,34 @@ def test_capture_explorer_labels_in_both_languages(har):
     assert zh.exchange.options == en.exchange.options
 
 
+@pytest.mark.parametrize("lang,any_label", [("en", "any"), ("zh-CN", "全部")])
+def test_capture_explorer_any_choices_show_their_label(har, lang, any_label):
+    """ipywidgets shows a blank box for ``value=None`` even when an option's value is None: each filter starts
+    on its "any" choice by index, and comes back to it, label shown, when code sets the value to None."""
+    i18n.set_language(lang)
+    ex = w.CaptureExplorer(har, remember=False)
+    filters = {"endpoint": ex.endpoint, "model": ex.model, "status": ex.status, "layer": ex.layer}
+    for name, control in filters.items():
+        assert (control.index, control.label, control.value) == (0, any_label, None), name
+        control.index = 1
+        assert control.value is not None and ex.filters()[name] == control.value, name
+        control.value = None
+        assert (control.index, control.label) == (0, any_label), name
+        assert ex.filters()[name] is None, name
+    assert len(ex.matching()) == len(har.exchanges)
+
+
+def test_widgets_note_to_run_the_cell_in_both_languages(har):
+    from IPython.core.formatters import DisplayFormatter
+
+    assert DisplayFormatter().format(w.CaptureExplorer(har, remember=False))[0]["text/plain"] == (
+        "Run this cell to use the widget."
+    )
+    i18n.set_language("zh-CN")
+    for widget in (w.CaptureExplorer(har, remember=False), w.StrictVariantComparer(), w.WhatIfExplorer(har)):
+        assert DisplayFormatter().format(widget)[0]["text/plain"] == "运行此单元格即可使用该控件。"
+
+
 def test_whatif_explorer_labels_in_both_languages(har):
     en = w.WhatIfExplorer(har, remember=False)
     assert (en.mode.description, en.policies.description) == ("mode", "policies")

@@ -72,6 +72,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "widget.side.version": {"en": "version", "zh-CN": "版本"},
     # ---- shared
     "widget.none": {"en": "none", "zh-CN": "无"},
+    # the plain-text stand-in a stored notebook shows for a widget until its cell runs (no widget state is stored)
+    "widget.run_cell": {"en": "Run this cell to use the widget.", "zh-CN": "运行此单元格即可使用该控件。"},
     # ---- strict-variant comparer: the gateway choices' labels (the values stay the English names)
     "widget.gateway.pass-through": {"en": "pass-through", "zh-CN": "透传"},
     "widget.gateway.reads absent as strict": {"en": "reads absent as strict", "zh-CN": "缺省即按 strict 读取"},

@@ -100,10 +100,16 @@ class RememberedWidget:
         if self._key:
             _MEMORY[self._key] = value
 
-    def _ipython_display_(self) -> None:
-        from IPython.display import display
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+        """The widget's view, with a note to run the cell as its plain-text fallback.
 
-        display(self.widget)
+        A stored notebook keeps no widget state (``notebooks/build.py``), so until its cell runs again
+        Lab can show only the output's ``text/plain``: ipywidgets' would be the widget tree's repr
+        (``VBox(children=(HBox(…``), which tells the reader nothing. The note is in the notebook's
+        language, and it is what nbval compares."""
+        bundle = dict(self.widget._repr_mimebundle_(**kwargs) or {})
+        bundle["text/plain"] = t("widget.run_cell")
+        return bundle
 
 
 # ---- HTML panes --------------------------------------------------------------------------------

@@ -226,6 +226,22 @@ def _any(values) -> list[tuple[str, Any]]:
     return [(t("widget.any"), None)] + [(str(v), str(v)) for v in values]
 
 
+def _any_dropdown(options: list[tuple[str, Any]], description: str) -> Any:
+    """A filter dropdown whose first choice, "any", has the value ``None``, shown by its label.
+
+    ipywidgets reads ``value=None`` as "nothing selected" (``index`` None) and shows a blank box, also when
+    an option's value is ``None``; so the dropdown starts at index 0 and goes back to it whenever it is
+    left without a selection (``control.value = None`` from code)."""
+    control = W.Dropdown(options=options, index=0, description=description)
+
+    def _back_to_any(change) -> None:
+        if change["new"] is None and control.options:
+            control.index = 0
+
+    control.observe(_back_to_any, names="index")
+    return control
+
+
 class CaptureExplorer(RememberedWidget):
     """Filter a capture's exchanges and read one of them.
 
@@ -240,17 +256,11 @@ class CaptureExplorer(RememberedWidget):
         self._triaged = errors(capture)
         self._memory_key(remember, capture_key(capture))
         ex = capture.exchanges
-        self.endpoint = W.Dropdown(
-            options=_any(sorted(ex["endpoint"].dropna().astype(str).unique())),
-            value=None,
-            description=t("widget.endpoint"),
-        )
-        self.model = W.Dropdown(
-            options=_any(sorted(ex["model"].dropna().astype(str).unique())), value=None, description=t("widget.model")
-        )
+        self.endpoint = _any_dropdown(_any(sorted(ex["endpoint"].dropna().astype(str).unique())), t("widget.endpoint"))
+        self.model = _any_dropdown(_any(sorted(ex["model"].dropna().astype(str).unique())), t("widget.model"))
         statuses = sorted(int(s) for s in ex["status"].dropna().unique())
-        self.status = W.Dropdown(
-            options=[
+        self.status = _any_dropdown(
+            [
                 (t("widget.any"), None),
                 ("2xx", "2xx"),
                 ("4xx", "4xx"),
@@ -258,14 +268,12 @@ class CaptureExplorer(RememberedWidget):
                 (t("widget.status.error"), "error"),
             ]
             + [(str(s), s) for s in statuses],
-            value=None,
-            description=t("widget.status"),
+            t("widget.status"),
         )
-        self.layer = W.Dropdown(
-            options=[(t("widget.any"), None)]
+        self.layer = _any_dropdown(
+            [(t("widget.any"), None)]
             + [(t("widget.layer.none") if c == "none" else c, c) for c in LAYER_CHOICES],  # layer names as they are
-            value=None,
-            description=t("widget.layer"),
+            t("widget.layer"),
         )
         self._times = time_options(capture)
         if self._times:

@@ -638,8 +638,7 @@ class StrictVariantComparer(RememberedWidget):
         self.left_api, self.left_compat, self.left_gateway, self.left_pi_ai = (c["left"][k] for k in _SIDE_OPTIONS)
         self.right_api, self.right_compat, self.right_gateway, self.right_pi_ai = (c["right"][k] for k in _SIDE_OPTIONS)
         self.left_pane, self.right_pane, self.summary, self.verdict = W.HTML(), W.HTML(), W.HTML(), W.HTML()
-        # stable selectors for the browser test (tests/e2e); none on ``tool``, whose repr starts the
-        # 110-character text/plain that nbval compares
+        # stable selectors for the browser test (tests/e2e); none on ``tool``
         for side, ctl in c.items():
             for k, dd in ctl.items():
                 dd.add_class(f"tk-cmp-{side}-{k.replace('_', '-')}")

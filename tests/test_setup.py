@@ -1,0 +1,65 @@
+"""The set-up a new user meets first: the Makefile's venv build and ``make lab``, and the package metadata.
+
+The Makefile is read with ``make -n`` (nothing runs); ``id`` is replaced on PATH to play root or a user.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tomllib
+
+import pytest
+from conftest import REPO
+from packaging.requirements import Requirement
+
+STAMP = ".venv/.installed"
+
+
+def make_n(*args: str, uid: int, tmp_path) -> str:
+    """``make -n`` in the repository, with ``id -u`` answering ``uid``."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    fake = bin_dir / "id"
+    fake.write_text(f'#!/bin/sh\nif [ "$1" = -u ]; then echo {uid}; else exec /usr/bin/id "$@"; fi\n')
+    fake.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    run = subprocess.run(["make", "-n", *args], cwd=REPO, env=env, capture_output=True, text=True, check=True)
+    return run.stdout
+
+
+def _jupyter_line(out: str) -> str:
+    [line] = [x for x in out.splitlines() if "jupyter lab" in x]
+    return line
+
+
+@pytest.mark.parametrize("uid,flag", [(0, True), (1000, False)])
+def test_make_lab_passes_allow_root_only_as_root(tmp_path, uid, flag):
+    """Jupyter refuses to start as root without --allow-root (a container's usual user)."""
+    line = _jupyter_line(make_n("-o", STAMP, "lab", uid=uid, tmp_path=tmp_path))
+    assert ("--allow-root" in line.split()) is flag, line
+
+
+def test_make_lab_adds_the_notebooks_server_config(tmp_path):
+    line = _jupyter_line(make_n("-o", STAMP, "lab", uid=1000, tmp_path=tmp_path))
+    assert f'JUPYTER_CONFIG_PATH="{REPO}/notebooks/.jupyter' in line
+    assert (REPO / "notebooks" / ".jupyter" / "jupyter_server_config.py").is_file()
+
+
+def test_the_venv_build_says_what_it_installs_and_shows_pips_progress(tmp_path):
+    out = make_n("-W", "requirements.lock", STAMP, uid=1000, tmp_path=tmp_path)
+    pip = [x for x in out.splitlines() if re.search(r"/pip install ", x)]
+    assert len(pip) == 3 and not [x for x in pip if "--quiet" in x or " -q" in x], pip
+    said = " ".join(x for x in out.splitlines() if x.startswith("echo "))
+    assert "requirements.lock" in said and "minutes" in said and "is ready after" in said, said
+
+
+def test_license_is_an_spdx_expression_with_its_files():
+    """setuptools >= 77 deprecates the ``license = {text = ...}`` table (PEP 639) and says so on every build."""
+    meta = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    project = meta["project"]
+    assert project["license"] == "MIT"  # the license as it was: only its form changed
+    assert project["license-files"] and all(list(REPO.glob(g)) for g in project["license-files"])
+    [setuptools] = [Requirement(r) for r in meta["build-system"]["requires"] if r.startswith("setuptools")]
+    assert not setuptools.specifier.contains("76.9") and setuptools.specifier.contains("77.0.3")

@@ -191,17 +191,9 @@ shown(
 # ## 根因
 
 # %%
-# each cause (its words: postmortem.cause.* in toolkit.knowledge.messages) and the layer whose failure it explains
-causes = {"capability": "capability", "schema": "serialization", "runtime": "execution"}
-failing = {r.layer for r in result.results if r.verdict == "fail"}
-bullets = [
-    i18n.t(
-        "postmortem.cause.bullet", name=i18n.t(f"postmortem.cause.{c}.name"), text=i18n.t(f"postmortem.cause.{c}.text")
-    )
-    for c, layer in causes.items()
-    if layer in failing
-]
-display(Markdown("\n".join(bullets) or i18n.t("postmortem.no_layer_failed")))
+# the failing layers in the order a request meets them, each with the texts DSH showed for its cause, all from the
+# evidence above (Verification.root_causes); when none failed, the run's verdict (it names what was not checked)
+display(Markdown(report.root_causes_markdown(result)))
 
 # %% [markdown] tags=["en"]
 # ## Fixes

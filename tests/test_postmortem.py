@@ -79,8 +79,8 @@ def test_postmortem_renders_in_chinese_with_upstream_texts_verbatim(tmp_path, ev
     assert f"<title>{text('postmortem.title', 'zh-CN')}</title>" in html
     for r in result.results:  # the verdict words of the layers as verify judged them
         assert f'font-weight:bold">{text(f"verdict.{r.verdict}", "zh-CN")}</td>' in html
-    for cause in ("capability", "schema", "runtime"):  # every layer of the recorded incident fails
-        assert f"<strong>{text(f'postmortem.cause.{cause}.name', 'zh-CN')}</strong>：" in html
+    for r, _ in result.root_causes:  # every failing layer of the recorded incident, from its evidence
+        assert f"<li>{text(f'layer.{r.layer}', 'zh-CN')}：" in html
     for label in ("entry_point", "dsh_text", "call_id", "severity", "question"):
         assert f"<th>{text(f'postmortem.col.{label}', 'zh-CN')}</th>" in html
     assert "<td>谁定义了该字段</td>" in html and "<td>警告</td>" in html  # words shown as values
@@ -88,7 +88,7 @@ def test_postmortem_renders_in_chinese_with_upstream_texts_verbatim(tmp_path, ev
     assert "invalid justification: expected a non-empty sentence" in shown
     assert not [t for t in texts if t not in shown]  # every text DSH showed, character for character
     english = ["Summary", "Timeline", "Root causes", "Tool calls refused", "request to", "tool result for"]
-    english += ["entry point", "DSH's text", "schema and protocol", "runtime policy", "No layer failed"]
+    english += ["entry point", "DSH's text", "No layer failed", "the failing layers"]
     visible = re.sub(r"<[^>]+>", " ", re.sub(r"<(style|script)\b.*?</\1>", "", shown, flags=re.S))
     assert not [w for w in english if w in visible]  # none of the template's own English words is left
 

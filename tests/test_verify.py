@@ -98,7 +98,8 @@ def test_verification_is_data_and_the_report_renders_it():
     v = _before()
     assert not hasattr(v, "_repr_html_")
     html = report.view(v)._repr_html_()
-    assert html == report.verdict_html(v) and html.startswith('<table class="agent-contract-verdict">')
+    status = "<p><b>At least one layer fails.</b></p>"  # the run's verdict leads the layers' table
+    assert html == status + report.verdict_html(v) and report.verdict_html(v).startswith('<table class="agent-')
     assert "&lt;media type&gt;" in html and "<media type>" not in html  # escaped
     assert repr(report.view(v)) == repr(v)
 

@@ -1,7 +1,11 @@
 """The four-layer verdict: configuration, serialization, capability and execution, each with evidence.
 
-Each layer gives ``pass``, ``warn``, ``fail`` or ``no evidence``, a one-line summary, the evidence it
-rests on (counts, DSH's exact messages, an example call) and the fix. The layers themselves are in
+Each layer gives ``pass``, ``warn``, ``fail`` or ``not checked``, a one-line summary, the evidence it
+rests on (counts, DSH's exact messages, an example call) and the fix. A layer the inputs hold no
+evidence for is *not checked*, never a pass, and says what input would check it (``LayerResult.needs``).
+The overall verdict (``Verification.overall``, ``OVERALL``) is defined here once: ``fail`` when a
+checked layer fails, ``pass`` for the layers that were checked when none fails, and ``inconclusive``
+when no layer could be checked, so that an empty HAR never reads as green. The layers themselves are in
 ``config``, ``serialization``, ``capability`` and ``execution``; this module only puts them side by side.
 It returns data only: ``toolkit.present.report`` renders it (text, Markdown, JSON, HTML).
 
@@ -34,6 +38,9 @@ from toolkit.layers.strict import strict_verdicts
 __all__ = [
     "CAPABILITY_FAILURES",
     "FILLED_CALLS",
+    "NEEDS",
+    "NOT_CHECKED",
+    "OVERALL",
     "TABLE",
     "VERDICTS",
     "LayerResult",
@@ -41,7 +48,12 @@ __all__ = [
     "verify",
 ]
 
-VERDICTS = ("pass", "warn", "fail", "no evidence")
+NOT_CHECKED = "not checked"
+VERDICTS = ("pass", "warn", "fail", NOT_CHECKED)
+#: ``Verification.overall``: the verdict of the whole run
+OVERALL = ("pass", "fail", "inconclusive")
+#: what input would check each layer, when the inputs given held no evidence for it
+NEEDS = {layer: Message(f"verify.needs.{layer}") for layer in LAYERS}
 CAPABILITY_FAILURES = ("undeclared-refused-locally", "declared-but-refused-downstream", "config-does-not-match-capture")
 
 #: ``Verification.table``: one row per layer.
@@ -72,6 +84,12 @@ class LayerResult:
     fix: list[str] = field(default_factory=list)
     #: (entry point, DSH's exact text) for the evidence's cause, each once, in the order found
     dsh_messages: list[tuple[str, str]] = field(default_factory=list)
+    #: a layer not checked: what input would check it (``NEEDS`` unless the layer knows better)
+    needs: str | None = None
+
+    @property
+    def checked(self) -> bool:
+        return self.verdict != NOT_CHECKED
 
 
 @dataclass
@@ -101,11 +119,51 @@ class Verification:
         )
 
     @property
+    def overall(self) -> str:
+        """``fail`` when a checked layer fails; ``inconclusive`` when no layer was checked; else ``pass``
+        (for the layers that were checked: ``not_checked`` names the rest)."""
+        if any(r.verdict == "fail" for r in self.results):
+            return "fail"
+        if not any(r.checked for r in self.results):
+            return "inconclusive"
+        return "pass"
+
+    @property
     def ok(self) -> bool:
-        return all(r.verdict in ("pass", "no evidence", "warn") for r in self.results)
+        """Whether the run passed: a run that checked nothing did not."""
+        return self.overall == "pass"
+
+    @property
+    def checked(self) -> list[str]:
+        return [r.layer for r in self.results if r.checked]
+
+    @property
+    def root_causes(self) -> list[tuple[LayerResult, list[tuple[str, str]]]]:
+        """The failing layers in the order a request meets them (config, serialization, capability,
+        execution), each with the texts DSH shows for its cause (entry point, text): the first of the
+        layer's own, or every distinct refusal DSH sent back to the model. What a postmortem leads with:
+        an order, not a proof of cause (each layer's evidence says what it rests on)."""
+        out: list[tuple[LayerResult, list[tuple[str, str]]]] = []
+        for r in self.results:
+            if r.verdict != "fail":
+                continue
+            said = r.dsh_messages[:1]
+            if not said and r.layer == "execution" and len(self.replay):
+                # read_image's refusals are the image gate: the capability layer's (as in ``_execution``)
+                mine = self.replay["ok"].eq(False).fillna(False) & self.replay["tool"].isin(execution.TOOLS)
+                refused = self.replay.loc[mine, "message"].dropna()
+                said = [("tool result", str(m)) for m in dict.fromkeys(refused)]
+            out.append((r, said))
+        return out
+
+    @property
+    def not_checked(self) -> list[LayerResult]:
+        return [r for r in self.results if not r.checked]
 
     def __repr__(self) -> str:
-        return "\n".join(f"{r.layer:13} {r.verdict:11} {r.summary}" for r in self.results)
+        lines = [f"{r.layer:13} {r.verdict:11} {r.summary}" for r in self.results]
+        lines += [f"{r.layer:13} needs: {r.needs}" for r in self.not_checked]
+        return "\n".join([f"overall       {self.overall}", *lines])
 
 
 def verify(
@@ -142,6 +200,8 @@ def verify(
     for r in results:
         failing = caps[caps["verdict"].astype(str).isin(CAPABILITY_FAILURES)] if r.layer == "capability" else None
         r.dsh_messages = _dsh_messages(findings[findings["layer"] == r.layer], failing)
+        if not r.checked and r.needs is None:
+            r.needs = NEEDS[r.layer]
     return Verification(results, findings, caps, replayed, filled, mode, mode_source, gateway_config)
 
 
@@ -222,7 +282,7 @@ def _where(r) -> str:
 
 def _config(settings, findings, gateway: GatewayConfig | None, said: dict[str, Message]) -> LayerResult:
     if settings is None and gateway is None:
-        return LayerResult("config", "no evidence", Message("verify.config.no_settings"))
+        return LayerResult("config", NOT_CHECKED, Message("verify.config.no_settings"))
     worst, evidence, fixes = _from_findings(findings, "config", said)
     served = (", ".join(gateway.model_names) or Message("verify.config.no_model")) if gateway else None
     if worst is None:
@@ -232,6 +292,8 @@ def _config(settings, findings, gateway: GatewayConfig | None, said: dict[str, M
             summary = Message("verify.config.no_settings_served", gateway=gateway.name, models=served)
             return LayerResult("config", "pass", summary, shown)
         counts = {"routes": len(settings.routes), "models": len(settings.models)}
+        if not counts["routes"] and gateway is None:  # nothing resolved is nothing checked
+            return LayerResult("config", NOT_CHECKED, Message("verify.config.no_routes", source=settings.source))
         if gateway is None:
             return LayerResult("config", "pass", Message("verify.config.clean", **counts), shown)
         summary = Message("verify.config.clean_served", **counts, gateway=gateway.name, served=served)
@@ -300,7 +362,7 @@ def _serialization(findings, capture: Capture, filled: pd.DataFrame, said: dict[
             )
     if worst is None:
         if not states:
-            return LayerResult("serialization", "no evidence", Message("verify.serialization.no_tools"), evidence)
+            return LayerResult("serialization", NOT_CHECKED, Message("verify.serialization.no_tools"), evidence)
         return LayerResult("serialization", "pass", Message("verify.serialization.as_configured"), evidence)
     summary = Message("verify.serialization.left_to_gateway")
     return LayerResult("serialization", worst, summary, evidence, fixes)
@@ -394,7 +456,7 @@ def _capability(findings, caps: pd.DataFrame, said: dict[str, Message]) -> Layer
             )
         return LayerResult("capability", "pass", Message("verify.capability.all_accepted", n=len(caps)), evidence)
     if worst is None:
-        return LayerResult("capability", "no evidence", Message("verify.capability.no_image"), evidence)
+        return LayerResult("capability", NOT_CHECKED, Message("verify.capability.no_image"), evidence)
     own = findings[(findings["layer"] == "capability") & ~findings["code"].astype(str).str.startswith("gateway-")]
     summary = Message("verify.capability.undeclared" if len(own) else "verify.capability.disagree")
     return LayerResult("capability", worst, summary, evidence, fixes)
@@ -410,9 +472,9 @@ def _execution(replayed: pd.DataFrame, capture: Capture, mode, dsh) -> LayerResu
     if judged.empty:
         if len(unjudged):
             summary = Message("verify.execution.none_because", reasons=_reasons(unjudged))
-            return LayerResult("execution", "no evidence", summary)
+            return LayerResult("execution", NOT_CHECKED, summary)
         key = "verify.execution.only_read_image" if len(replayed) else "verify.execution.no_calls"
-        return LayerResult("execution", "no evidence", Message(key))
+        return LayerResult("execution", NOT_CHECKED, Message(key))
     sightings = len(judged)
     judged = execution.distinct_calls(judged)
     failed = judged[~judged["ok"].astype(bool)]

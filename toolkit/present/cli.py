@@ -27,12 +27,74 @@ __all__ = ["REPORT_FORMATS", "build_parser", "main"]
 #: ``verify --format``: the renderers of ``toolkit.present.report``
 REPORT_FORMATS = ("text", "markdown", "json", "html")
 
+#: the capture formats that are an agent's own session log (``--session``), not an HTTP capture
+SESSION_FORMATS = ("dsh-session", "codex-rollout")
+#: what each input option of ``verify`` takes: its noun, and the kinds (``toolkit.sources.kinds``, the
+#: registry's format names) it reads. A file of a kind another option takes is refused, naming that option.
+ROLES: dict[str, tuple[str, frozenset[str]]] = {
+    "--settings": ("a DSH settings file", frozenset({"dsh-settings"})),
+    "--gateway-config": ("a LiteLLM proxy config", frozenset({"litellm-config"})),
+    "--capture": ("an HTTP capture", frozenset(CAPTURE_FORMATS) - frozenset(SESSION_FORMATS)),
+    "--session": ("a DSH session log", frozenset(SESSION_FORMATS)),
+    "--experiment": ("a folder written by `agent-contract experiment`", frozenset({"experiment"})),
+}
+#: where the commands that read captures send a file of another kind
+_ELSEWHERE = {
+    "dsh-settings": "`agent-contract config` or `agent-contract verify --settings`",
+    "litellm-config": "`agent-contract verify --gateway-config`",
+    "experiment": "`agent-contract verify --experiment`",
+}
+#: the options that take each layer's evidence: what a layer that was not checked names beside its needs
+LAYER_OPTIONS = {
+    "config": "--settings, --gateway-config",
+    "serialization": "--capture",
+    "capability": "--capture, --session",
+    "execution": "--session, or --capture with --mode or --settings",
+}
+
+
+def _expect(path: str, option: str) -> None:
+    """Refuse ``path`` given to ``option`` when it is positively a file of another kind, in one line that
+    names what it is and which option takes it; a file of no kind the toolkit names is left to the
+    option's reader, whose own error says more."""
+    from toolkit.sources.kinds import kind_of
+
+    kind = kind_of(path)
+    noun, takes = ROLES[option]
+    goes = next((o for o, (_, t) in ROLES.items() if kind.name in t), None)
+    if kind.name in takes or goes is None:
+        return
+    raise InputError(f"{path} is {kind.noun}, not {noun}; pass it with {goes}")
+
+
+def _expect_capture(path: str | Path) -> None:
+    """A capture argument (``summary``, ``ingest``, ``attribute``, ``experiment``) that is a file of another
+    kind: refused, naming the command that takes it."""
+    from toolkit.sources.kinds import kind_of
+
+    kind = kind_of(path)
+    if kind.name in _ELSEWHERE:
+        raise InputError(f"{path} is {kind.noun}, not a capture; give it to {_ELSEWHERE[kind.name]}")
+
+
+def _once(paths: list[str], lang: str) -> list[str]:
+    """Each file once (``load.distinct_paths``), saying on stderr which were given more than once."""
+    from toolkit.capture.load import distinct_paths
+
+    kept, repeated = distinct_paths(paths)
+    for p in repeated:
+        note = f"{p}: {message('input.repeated', lang)}"
+        print(message("cli.note_plain", lang, note=note), file=sys.stderr)
+    return [str(p) for p in kept]
+
 
 def _summary(args) -> int:
     import pandas as pd
 
     from toolkit.capture import find_captures, load_captures
 
+    for path in args.paths:
+        _expect_capture(path)
     paths, skipped = find_captures(args.paths, format=args.format)
     cap = load_captures(paths, format=args.format, redact=not args.no_redact, progress=args.progress)
     summary = cap.summary()
@@ -54,7 +116,17 @@ def _summary(args) -> int:
         if skipped:
             print(f"\nskipped {len(skipped)} files that are not captures:")
             print("\n".join("  " + s for s in skipped))
+    if not summary["entries"].sum():  # nothing read is nothing checked: never "reconciles"
+        print("\n" + message("cli.inconclusive.summary", _lang(args)))
+        return _inconclusive()
     return 0 if summary["reconciles"].all() else 1
+
+
+def _inconclusive() -> int:
+    """The exit code of a command that could check nothing: ``verify``'s, from its one definition."""
+    from toolkit.present.report import EXIT_CODES
+
+    return EXIT_CODES["inconclusive"]
 
 
 MAX_ROWS = 40
@@ -168,7 +240,12 @@ def _config(args) -> int:
                     print(message("cli.config.fix", lang, fix=said.get(f.fix, f.fix)))
             command = "agent-contract config --diff " + str(args.settings)
             print("\n" + message("cli.config.diff_hint", lang, command=command))
-    return 1 if (settings.findings["severity"] == "error").any() else 0
+    if (settings.findings["severity"] == "error").any():
+        return 1
+    if settings.routes.empty:  # no route resolved is nothing checked (verify's config layer: not checked)
+        print("\n" + message("cli.inconclusive.config", lang, source=settings.source))
+        return _inconclusive()
+    return 0
 
 
 def _verify(args) -> int:
@@ -179,6 +256,16 @@ def _verify(args) -> int:
     from toolkit.present import report
 
     lang = _lang(args)  # --lang, AGENT_CONTRACT_LANG, then the locale
+    for option, given in (
+        ("--settings", [args.settings] if args.settings else []),
+        ("--gateway-config", [args.gateway_config] if args.gateway_config else []),
+        ("--capture", args.capture),
+        ("--session", args.session),
+        ("--experiment", [args.experiment] if args.experiment else []),
+    ):
+        for path in given:
+            _expect(path, option)
+    captures, sessions = _once(args.capture, lang), _once(args.session, lang)
     # a DSH release that was run (PI_AI_FOR_DSH) also fixes the pi-ai its settings are resolved with
     loads = {"dsh": args.dsh} if args.dsh in PI_AI_FOR_DSH else {}
     settings = load_settings(args.settings, **loads) if args.settings else None
@@ -187,14 +274,14 @@ def _verify(args) -> int:
         from toolkit.layers.config import load_gateway_config
 
         gateway = load_gateway_config(args.gateway_config)
-    capture = load_captures([*args.capture, *args.session]) if (args.capture or args.session) else None
+    capture = load_captures([*captures, *sessions]) if (captures or sessions) else None
     result = verify(settings, capture, mode=args.mode, dsh=args.dsh, gateway_config=gateway)
     from toolkit.analysis.provenance import table
 
     mode = Message("cli.verify.mode", mode=result.mode, source=result.mode_source) if result.mode else None
-    prov = table(settings, captures=args.capture, sessions=args.session) if (args.capture or args.session) else None
+    prov = table(settings, captures=captures, sessions=sessions) if (captures or sessions) else None
     inputs = report.Inputs(
-        args.settings, list(args.capture), list(args.session), mode, args.dsh, prov, args.gateway_config
+        args.settings, captures, sessions, mode, args.dsh, prov, args.gateway_config, options=LAYER_OPTIONS
     )
     experiment = None
     if args.experiment:
@@ -208,7 +295,7 @@ def _verify(args) -> int:
         if experiment is not None:  # the JSON report's schema has no place for it (REPORT_VERSION)
             print(message("cli.note", lang, note=message("experiment.not_in_json", lang)), file=sys.stderr)
     elif args.format == "markdown":
-        text = report.to_markdown(result, inputs, experiment=experiment, lang=lang)
+        text = report.to_markdown(result, inputs, experiment=experiment, lang=lang, detail=args.detail)
     elif args.format == "html":
         text = report.to_html(result, inputs, capture, experiment=experiment, lang=lang)
         if not report.figure_available() and (
@@ -217,7 +304,7 @@ def _verify(args) -> int:
             note = message("report.figure_missing", lang, extra=report.EXTRA)
             print(message("cli.note", lang, note=note), file=sys.stderr)
     else:
-        text = report.to_text(result, inputs, lang=lang)
+        text = report.to_text(result, inputs, lang=lang, detail=args.detail)
         if experiment is not None:
             text += message("report.text.experiment", lang, sentence=report.experiment_sentence(experiment, lang=lang))
     if args.out:
@@ -227,9 +314,7 @@ def _verify(args) -> int:
             out.write_text(text, encoding="utf-8")
         except OSError as exc:
             raise InputError(f"{out}: cannot write the report: {exc.strerror or exc}") from None
-        print(
-            message("cli.verify.wrote_pass" if result.ok else "cli.verify.wrote_fail", lang, out=out), file=sys.stderr
-        )
+        print(message(f"cli.verify.wrote_{result.overall}", lang, out=out), file=sys.stderr)
     else:
         sys.stdout.write(text)
     return report.exit_code(result)
@@ -242,6 +327,8 @@ def _ingest(args) -> int:
     from toolkit.capture.dataset import ingest_many
 
     lang = _lang(args)
+    for path in args.paths:
+        _expect_capture(path)
     paths, skipped = find_captures(args.paths, format=args.format)
     for line in skipped:
         print(message("cli.ingest.skipped", lang, line=line), file=sys.stderr)
@@ -303,7 +390,12 @@ def _attribute(args) -> int:
     from toolkit.layers.attribution import attribute_capture
 
     lang = _lang(args)
-    table = attribute_capture(load_capture(args.capture, keep_bodies=True, format=args.format), args.exchange)
+    _expect_capture(args.capture)
+    capture = load_capture(args.capture, keep_bodies=True, format=args.format)
+    if capture.tools.empty and args.exchange is None:
+        print(message("cli.inconclusive.attribute", lang, capture=args.capture))
+        return _inconclusive()
+    table = attribute_capture(capture, args.exchange)
     print(render(table.attrs["verdict"], lang))
     shown = table if args.all else table[table["match"].fillna(False).astype(bool)]
     if shown.empty:
@@ -317,17 +409,49 @@ def _attribute(args) -> int:
 
 def _experiment(args) -> int:
     """Replay one captured request as variants (``toolkit.experiment.run``); the data files come from
-    the run, the Markdown, HTML and figure from ``toolkit.present`` (experiment sits below present)."""
+    the run, the Markdown, HTML and figure from ``toolkit.present`` (experiment sits below present).
+
+    The plan (the variants' changes, the endpoint and whether it is this machine, the requests and the
+    body sizes) is printed before anything is sent and, on a terminal, confirmed unless ``--yes``; without
+    a terminal and without ``--yes`` nothing is sent. Exit 0 when the run measured something, 1 when the
+    endpoint stopped it (its error text on stderr) or the plan was declined, 3 (``report.EXIT_CODES``)
+    when nothing could be judged to compare, 2 for bad input, 130 on Ctrl-C (the record kept)."""
     import pandas as pd
 
+    from toolkit.experiment.run import Interrupted
     from toolkit.experiment.run import run as run_experiment
     from toolkit.experiment.send import Limits
 
     lang = _lang(args)
+    _expect_capture(args.capture)
     limits = Limits(rate=args.rate, timeout=args.timeout, retries=args.retries, max_requests=args.max_requests)
     names = [n.strip() for n in args.variants.split(",") if n.strip()]
     if args.endpoint is None and not args.dry_run:
         print(message("cli.experiment.no_endpoint", lang), file=sys.stderr)
+    options = ["display.width", 250, "display.max_colwidth", 70, "display.max_columns", 20]
+    if lang != "en":  # a Chinese heading is two columns wide on a terminal
+        options += ["display.unicode.east_asian_width", True]
+
+    def confirm(plan: dict, built: list) -> bool:
+        with pd.option_context(*options):
+            _experiment_head(plan, built, lang)
+        _experiment_plan(plan, lang)
+        sys.stdout.flush()
+        if args.yes:
+            return True
+        if not sys.stdin.isatty():
+            raise InputError(
+                "--yes: standard input is not a terminal, so the plan above cannot be confirmed; nothing was sent "
+                "(pass --yes to send without asking)"
+            )
+        print(message("cli.experiment.ask", lang, n=plan["requests"], host=plan["host"]), end="", file=sys.stderr)
+        sys.stderr.flush()
+        try:
+            answer = input()
+        except EOFError:
+            answer = ""
+        return answer.strip().lower() in ("y", "yes", "是")
+
     try:
         result = run_experiment(
             args.capture,
@@ -337,34 +461,26 @@ def _experiment(args) -> int:
             samples=args.samples,
             api_key_env=args.api_key_env,
             out=Path(args.out) if args.out else None,
+            replace=args.replace,
             dry_run=args.dry_run,
             allow_images=args.allow_images,
             limits=limits,
             mode=args.mode,
             dsh=args.dsh,
             progress=args.progress,
+            confirm=confirm,
             notice=lambda note: print(message("cli.note_plain", lang, note=render(note, lang)), file=sys.stderr),
         )
-    except KeyboardInterrupt:
-        if args.out:
-            print(message("cli.experiment.interrupted", lang, out=args.out), file=sys.stderr)
+    except Interrupted as exc:
+        print(message("cli.experiment.interrupted", lang, out=exc.result.out), file=sys.stderr)
         raise
-    options = ["display.width", 250, "display.max_colwidth", 70, "display.max_columns", 20]
-    if lang != "en":  # a Chinese heading is two columns wide on a terminal
-        options += ["display.unicode.east_asian_width", True]
+    m = result.manifest
+    if m.get("declined"):
+        print(message("cli.experiment.declined", lang), file=sys.stderr)
+        return 1
     with pd.option_context(*options):
-        m = result.manifest
-        mode = m["mode"] or message("cli.experiment.mode_unknown", lang)
-        print(
-            message("cli.experiment.head", lang, capture=m["capture"], exchange=m["exchange"], api=m["api"], mode=mode)
-        )
-        for v in result.variants:
-            key = "cli.experiment.changes_same" if v.same_as_captured else "cli.experiment.changes"
-            print("\n" + message(key, lang, variant=v.name, n=len(v.changes)))
-            if len(v.changes):
-                changes = v.changes.drop(columns="variant")
-                print(_headed(changes, lang).to_string(index=False))
         if result.dry_run:
+            _experiment_head({**m, "requests": m["counts"]["planned"]}, result.variants, lang)
             n = m["counts"]["planned"]
             where = args.endpoint or message("cli.experiment.nowhere", lang)
             print("\n" + message("cli.experiment.dry_run", lang, n=n, where=where))
@@ -373,7 +489,18 @@ def _experiment(args) -> int:
             for name, at in m["images"].items():
                 print(message("cli.experiment.image", lang, variant=name, at=at))
             return 0
-        cols = ["variant", "samples", "answered", "errors", "calls", "accepted", "refused", "filled_empty", "top_rule"]
+        cols = [
+            "variant",
+            "samples",
+            "answered",
+            "errors",
+            "calls",
+            "judged",
+            "accepted",
+            "refused",
+            "filled_empty",
+            "top_rule",
+        ]
         table = result.summary[cols].copy()
         for what in ("accepted", "refused"):
             rate, low, high = (result.summary[f"{what}_{k}"] for k in ("rate", "low", "high"))
@@ -387,7 +514,72 @@ def _experiment(args) -> int:
     if result.out is not None:
         _experiment_reports(result, lang)
         print(message("cli.wrote", lang, out=result.out), file=sys.stderr)
+    if m.get("verdict") == "stopped":
+        stop = m["stopped"]
+        why = render(stop["why"], lang)
+        print(message("cli.experiment.stopped", lang, n=stop["after"], planned=m["counts"]["planned"], why=why))
+        return 1
+    if m.get("verdict") == "inconclusive":
+        print(message("cli.experiment.inconclusive", lang, why=_nothing_judged(result, lang)))
+        return _inconclusive()
     return 0
+
+
+def _nothing_judged(result, lang: str) -> str:
+    """Why each variant without a judged call has none, in one line."""
+    from toolkit.experiment.judge import nothing_judged
+
+    reasons = []
+    for v in result.variants:
+        why = nothing_judged(result.answers, v.name)
+        if why is not None:
+            reasons.append(f"{v.name}: {render(why, lang)}")
+    return "; ".join(reasons) or "?"
+
+
+def _experiment_head(plan: dict, built: list, lang: str) -> None:
+    """The capture, exchange and mode, and what each variant changes (printed before anything is sent)."""
+    mode = plan.get("mode") or message("cli.experiment.mode_unknown", lang)
+    print(
+        message(
+            "cli.experiment.head", lang, capture=plan["capture"], exchange=plan["exchange"], api=plan["api"], mode=mode
+        )
+    )
+    for v in built:
+        key = "cli.experiment.changes_same" if v.same_as_captured else "cli.experiment.changes"
+        print("\n" + message(key, lang, variant=v.name, n=len(v.changes)))
+        if len(v.changes):
+            print(_headed(v.changes.drop(columns="variant"), lang).to_string(index=False))
+
+
+def _experiment_plan(plan: dict, lang: str) -> None:
+    """Where the requests go and how many, before they go: the endpoint (credentials redacted), whether
+    its host is this machine, each body's size, the key's variable, the limits."""
+    print("\n" + message("cli.experiment.plan", lang, n=plan["requests"], endpoint=plan["endpoint"]))
+    sizes = ", ".join(f"{name} {size:,} B" for name, size in plan["body_bytes"].items())
+    print(
+        message(
+            "cli.experiment.plan_runs",
+            lang,
+            samples=plan["samples"],
+            variants=len(plan["variants"]),
+            sizes=sizes,
+        )
+    )
+    where = "cli.experiment.plan_loopback" if plan["loopback"] else "cli.experiment.plan_remote"
+    print(message(where, lang, host=plan["host"]))
+    key = plan.get("api_key_env")
+    print(message("cli.experiment.plan_key", lang, var=key) if key else message("cli.experiment.plan_no_key", lang))
+    print(
+        message(
+            "cli.experiment.plan_limits",
+            lang,
+            max=plan["max_requests"],
+            rate=f"{plan['rate']:g}",
+            timeout=f"{plan['timeout']:g}",
+            retries=plan["retries"],
+        )
+    )
 
 
 #: the heading of each column ``experiment`` prints, by its key in ``toolkit.knowledge.messages``
@@ -402,6 +594,7 @@ _EXPERIMENT_HEADS = {
     "answered": "experiment.col.answered",
     "errors": "experiment.col.errors",
     "calls": "experiment.col.calls",
+    "judged": "experiment.col.judged",
     "accepted": "experiment.col.accepted",
     "refused": "experiment.col.refused",
     "filled_empty": "cli.experiment.col.filled_empty",
@@ -525,12 +718,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     v.add_argument("--out", help="write the report here instead of standard output")
     v.add_argument(
+        "--detail",
+        action="store_true",
+        help="text and Markdown: list the provenance's every field and answer, not one line per answer "
+        "(HTML always holds both, the full listing collapsed)",
+    )
+    v.add_argument(
         "--experiment",
         metavar="DIR",
         help="a folder written by `agent-contract experiment`: its section joins the report",
     )
     _lang_option(v, "the report's language", "; the JSON report is always the same")
-    v.set_defaults(func=_verify)
+    v.set_defaults(func=_verify, usage=v)
 
     i = sub.add_parser(
         "ingest",
@@ -590,7 +789,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     x.add_argument("--samples", type=int, default=5, help="requests per variant (default 5)")
     x.add_argument("--api-key-env", metavar="VAR", help="the environment variable holding the key (never a file)")
-    x.add_argument("--out", metavar="DIR", help="write the exchanges, tables, report and figure here")
+    x.add_argument("--out", metavar="DIR", help="write the exchanges, tables, report and figure here (empty or new)")
+    x.add_argument(
+        "--replace", action="store_true", help="replace the experiment already in --out (a folder of its files only)"
+    )
+    x.add_argument("--yes", action="store_true", help="send without asking (the plan is printed all the same)")
     x.add_argument("--dry-run", action="store_true", help="show the variants and their changes; send nothing")
     x.add_argument("--max-requests", type=int, default=50, help="most requests the run may send, retries included")
     x.add_argument("--rate", type=float, default=1.0, help="requests per second (default 1)")
@@ -614,8 +817,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
     try:
-        args = build_parser().parse_args(argv)
+        args = parser.parse_args(argv)
+        if args.command == "verify" and not (args.settings or args.gateway_config or args.capture or args.session):
+            args.usage.error("nothing to verify: give --settings, --capture, --session or --gateway-config")
     except SystemExit as exc:  # argparse has printed the usage error
         return 2 if exc.code else 0
     try:

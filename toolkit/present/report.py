@@ -21,7 +21,7 @@ from typing import Any
 import pandas as pd
 
 from toolkit.analysis.verify import LayerResult, Verification
-from toolkit.knowledge.messages import render, text
+from toolkit.knowledge.messages import counted, render, text
 from toolkit.layers.execution import DEFAULT_DSH
 from toolkit.present import i18n
 
@@ -34,6 +34,7 @@ __all__ = [
     "MARK",
     "REPORT_VERSION",
     "SCHEMA",
+    "Folded",
     "Inputs",
     "VerdictView",
     "exit_code",
@@ -42,7 +43,9 @@ __all__ = [
     "experiment_rate",
     "experiment_sentence",
     "figure_available",
+    "fold_provenance",
     "json_schema",
+    "root_causes_markdown",
     "to_html",
     "to_json",
     "to_markdown",
@@ -154,11 +157,20 @@ def _pad(s: str, width: int) -> str:
 # ---- text ---------------------------------------------------------------------------------------
 
 
-def to_text(v: Verification, inputs: Inputs, *, lang: str | None = None) -> str:
-    """The verdict as plain text in ``lang`` (default ``i18n.language()``); DSH's texts verbatim."""
+def to_text(v: Verification, inputs: Inputs, *, lang: str | None = None, detail: bool = False) -> str:
+    """The verdict as plain text in ``lang`` (default ``i18n.language()``); DSH's texts verbatim. It leads
+    with the verdict and the root causes; the provenance shows its settled answers and one line per
+    unsettled question (``detail``: every field's every answer)."""
     lang = _lang(lang)
     status = _status(v, lang, "report.text.fail")
     lines = [text("report.text.head", lang, status=status), _inputs_line(inputs, lang), ""]
+    causes = v.root_causes
+    if causes:
+        lines.append(text("report.text.root_causes", lang))
+        for i, (r, said) in enumerate(causes, 1):
+            lines.append(f"  {i}. {_layer(r, lang)}{_colon(lang)}{_r(r.summary, lang)}")
+            lines += [f"     {_dsh_line(entry, dsh_text, lang)}" for entry, dsh_text in said]
+        lines.append("")
     for r in v.results:
         lines.append(f"{_pad(_layer(r, lang).upper(), 14)} {_pad(_verdict(r, lang).upper(), 12)} {_r(r.summary, lang)}")
         if not r.checked:
@@ -168,12 +180,65 @@ def to_text(v: Verification, inputs: Inputs, *, lang: str | None = None) -> str:
         lines += [text("report.text.fix", lang, fix=_r(f, lang)) for f in r.fix]
         lines.append("")
     prov = _provenance(inputs)
-    if prov is not None:
+    if prov is not None and detail:
         lines.append(text("report.text.provenance", lang))
         for r in prov.itertuples(index=False):
             q, answer = _question(r.question, lang), _r(r.answer, lang)
             lines.append(f"  {'' if r.settled else '? '}{r.field} — {text('report.text.qa', lang, q=q, answer=answer)}")
+    elif prov is not None:
+        lines.append(text("report.text.provenance_folded", lang))
+        for f in fold_provenance(prov):
+            q, answers = _question(f.question, lang), _answers(f, lang)
+            line = text("report.text.qa", lang, q=q, answer=answers)
+            lines.append(f"  {'' if f.settled else '? '}{_fields(f.fields, f.settled, lang)} — {line}")
     return "\n".join(lines).rstrip() + "\n"
+
+
+@dataclass(frozen=True)
+class Folded:
+    """One line of the folded provenance: a settled answer and every field it answers, or one unsettled
+    question with every field it stays open for and the distinct answers (each says what would settle it)."""
+
+    question: str
+    settled: bool
+    fields: list[str]
+    answers: list[Any]  # the answers, as Messages, each once in the order met
+    evidence: list[Any]
+
+
+def fold_provenance(prov: pd.DataFrame) -> list[Folded]:
+    """The provenance table in as many lines as it has different answers: settled rows with the same
+    question and answer fold into one line naming their fields, and every unsettled row of a question
+    into one line; settled lines first, each group in the order the table met it."""
+    groups: dict[tuple, Folded] = {}
+    for r in prov.itertuples(index=False):
+        key = (r.question, True, str(r.answer)) if r.settled else (r.question, False)
+        if key not in groups:
+            groups[key] = Folded(str(r.question), bool(r.settled), [], [], [])
+        g = groups[key]
+        if r.field not in g.fields:
+            g.fields.append(str(r.field))
+        if str(r.answer) not in map(str, g.answers):
+            g.answers.append(r.answer)
+            g.evidence.append(r.evidence)
+    return [g for g in groups.values() if g.settled] + [g for g in groups.values() if not g.settled]
+
+
+#: how many fields a folded line names before it counts the rest
+_SHOWN_FIELDS = 3
+
+
+def _fields(fields: list[str], settled: bool, lang: str) -> str:
+    shown = ", ".join(fields[:_SHOWN_FIELDS])
+    if len(fields) > _SHOWN_FIELDS:
+        shown = text("report.fields_more", lang, fields=shown, n=len(fields) - _SHOWN_FIELDS)
+    if settled:
+        return shown
+    return text(counted("report.unsettled_for", len(fields)), lang, n=len(fields), fields=shown)
+
+
+def _answers(f: Folded, lang: str) -> str:
+    return " / ".join(_r(a, lang) for a in f.answers)
 
 
 def _provenance(inputs: Inputs):
@@ -218,9 +283,16 @@ def _heads(lang: str, *keys: str) -> list[str]:
 
 
 def to_markdown(
-    v: Verification, inputs: Inputs, *, title: str | None = None, experiment: Any = None, lang: str | None = None
+    v: Verification,
+    inputs: Inputs,
+    *,
+    title: str | None = None,
+    experiment: Any = None,
+    lang: str | None = None,
+    detail: bool = False,
 ) -> str:
-    """The verdict as Markdown in ``lang`` (default ``i18n.language()``); with ``experiment`` (a
+    """The verdict as Markdown in ``lang`` (default ``i18n.language()``): the result and the root causes
+    first, the provenance folded as in the text report (``detail``: every row); with ``experiment`` (a
     ``toolkit.experiment.run.ExperimentResult``) its section follows (``experiment_markdown``)."""
     lang = _lang(lang)
     title = text("report.title", lang) if title is None else title
@@ -232,6 +304,10 @@ def to_markdown(
         "",
         text("report.markdown.inputs", lang, inputs=_md(_inputs_line(inputs, lang))),
         "",
+    ]
+    if v.root_causes:
+        out += [f"**{text('report.root_causes', lang)}{colon.rstrip()}**", "", root_causes_markdown(v, lang=lang), ""]
+    out += [
         "| " + " | ".join(_heads(lang, "layer", "verdict", "summary")) + " |",
         "| --- | --- | --- |",
     ]
@@ -260,13 +336,36 @@ def to_markdown(
             "| --- | --- | --- | --- |",
         ]
         yes, no = text("report.yes", lang), f"**{text('report.no', lang)}**"
-        out += [
-            f"| {_md(r.field)} | {_question(r.question, lang)} | {_md(_r(r.answer, lang))} | {yes if r.settled else no} |"
-            for r in prov.itertuples(index=False)
-        ]
+        if detail:
+            out += [
+                f"| {_md(r.field)} | {_question(r.question, lang)} | {_md(_r(r.answer, lang))} | {yes if r.settled else no} |"
+                for r in prov.itertuples(index=False)
+            ]
+        else:
+            out += [
+                f"| {_md(_fields(f.fields, f.settled, lang))} | {_question(f.question, lang)} | "
+                f"{_md(_answers(f, lang))} | {yes if f.settled else no} |"
+                for f in fold_provenance(prov)
+            ]
     if experiment is not None:
         out += ["", experiment_markdown(experiment, lang=lang).rstrip("\n")]
     return "\n".join(out) + "\n"
+
+
+def root_causes_markdown(v: Verification, *, lang: str | None = None) -> str:
+    """The failing layers in the order a request meets them, each with DSH's texts for its cause, as a
+    numbered Markdown list (``Verification.root_causes``); what the postmortem leads its causes with. When
+    nothing failed, the run's verdict in one phrase instead (never "no layer failed" for a run that
+    checked nothing)."""
+    lang = _lang(lang)
+    colon = _colon(lang)
+    if not v.root_causes:
+        return _status(v, lang, "report.failing", html=True)
+    out = []
+    for i, (r, said) in enumerate(v.root_causes, 1):
+        out.append(f"{i}. {_layer(r, lang)}{colon}{_md(_r(r.summary, lang))}")
+        out += [f"   - {_md(entry)}{colon}{_md_code(dsh_text)}" for entry, dsh_text in said]
+    return "\n".join(out)
 
 
 # ---- JSON ---------------------------------------------------------------------------------------
@@ -330,7 +429,9 @@ def json_schema() -> dict:
 _COLOUR = {"pass": "#1a7f37", "warn": "#9a6700", "fail": "#cf222e", "not checked": "#57606a"}
 
 
-def verdict_html(v: Verification, *, lang: str | None = None, inputs: Inputs | None = None) -> str:
+def verdict_html(
+    v: Verification, *, lang: str | None = None, inputs: Inputs | None = None, collapse: int | None = None
+) -> str:
     """The verdict table: one row per layer with the verdict, the summary, the evidence (DSH's texts by
     entry point among it) and the fix, as lists, in ``lang`` (default ``i18n.language()``). Escaped; the
     notebooks show it through ``view``."""
@@ -338,20 +439,31 @@ def verdict_html(v: Verification, *, lang: str | None = None, inputs: Inputs | N
     heads = "".join(f"<th>{escape(h)}</th>" for h in _heads(lang, "layer", "verdict", "evidence_says", "fix"))
     out = [f'<table class="agent-contract-verdict"><thead><tr>{heads}</tr></thead><tbody>']
     for r in v.results:
-        items = "" if r.checked else f"<li>{escape(_needs(r, inputs, lang))}</li>"
-        items += "".join(f"<li>{escape(_r(e, lang))}</li>" for e in r.evidence)
-        items += "".join(
-            f"<li>{_dsh_line(f'<i>{escape(entry)}</i>', f'<code>{escape(dsh_text)}</code>', lang)}</li>"
+        lines = [] if r.checked else [escape(_needs(r, inputs, lang))]
+        lines += [escape(_r(e, lang)) for e in r.evidence]
+        lines += [
+            _dsh_line(f"<i>{escape(entry)}</i>", f"<code>{escape(dsh_text)}</code>", lang)
             for entry, dsh_text in r.dsh_messages
-        )
+        ]
+        items = _items(lines, collapse, lang)
         fixes = "".join(f"<li>{escape(_r(f, lang))}</li>" for f in r.fix)
         out.append(
             f'<tr><td>{escape(_layer(r, lang))}</td><td style="color:{_COLOUR[r.verdict]};font-weight:bold">'
             f'{escape(_verdict(r, lang))}</td><td style="text-align:left"><b>{escape(_r(r.summary, lang))}</b>'
-            f'<ul>{items}</ul></td><td style="text-align:left"><ul>{fixes}</ul></td></tr>'
+            f'{items}</td><td style="text-align:left"><ul>{fixes}</ul></td></tr>'
         )
     out.append("</tbody></table>")
     return "".join(out)
+
+
+def _items(lines: list[str], collapse: int | None, lang: str) -> str:
+    """Escaped lines as a list; past ``collapse`` of them, the rest folded in a ``<details>`` (kept, not cut)."""
+    if collapse is None or len(lines) <= collapse:
+        return "<ul>" + "".join(f"<li>{x}</li>" for x in lines) + "</ul>"
+    shown = "".join(f"<li>{x}</li>" for x in lines[:collapse])
+    rest = "".join(f"<li>{x}</li>" for x in lines[collapse:])
+    more = escape(text("report.html.more", lang, n=len(lines) - collapse))
+    return f"<ul>{shown}</ul><details><summary>{more}</summary><ul>{rest}</ul></details>"
 
 
 @dataclass(frozen=True)
@@ -363,15 +475,20 @@ class VerdictView:
     lang: str | None = None
 
     def _repr_html_(self) -> str:
-        return verdict_html(self.verification, lang=self.lang)
+        status = escape(_status(self.verification, _lang(self.lang), "report.html.some_fail", html=True))
+        return f"<p><b>{status}</b></p>" + verdict_html(self.verification, lang=self.lang)
 
     def __repr__(self) -> str:
         lang = _lang(self.lang)
         if lang == "en":
             return repr(self.verification)
+        status = _status(self.verification, lang, "report.html.some_fail", html=True)
         return "\n".join(
-            f"{_pad(_layer(r, lang), 13)} {_pad(_verdict(r, lang), 11)} {_r(r.summary, lang)}"
-            for r in self.verification.results
+            [status]
+            + [
+                f"{_pad(_layer(r, lang), 13)} {_pad(_verdict(r, lang), 11)} {_r(r.summary, lang)}"
+                for r in self.verification.results
+            ]
         )
 
 
@@ -381,9 +498,9 @@ def view(v: Verification, *, lang: str | None = None) -> VerdictView:
 
 
 _CSS = """body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:1100px;color:#1f2328}
-table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #d0d7de;padding:.5em;vertical-align:top;text-align:left}
-ul{margin:.3em 0;padding-left:1.2em}img{max-width:100%}code{background:#f6f8fa;padding:0 .2em}
-.meta{color:#57606a}"""
+table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #d0d7de;padding:.5em;vertical-align:top;text-align:left;overflow-wrap:anywhere}
+ul{margin:.3em 0;padding-left:1.2em}img{max-width:100%}code{background:#f6f8fa;padding:0 .2em;white-space:pre-wrap}
+.meta{color:#57606a}summary{cursor:pointer;color:#0969da}details{margin:.3em 0}"""
 
 
 def figure_available() -> bool:
@@ -410,7 +527,9 @@ def to_html(
 ) -> str:
     """One self-contained file in ``lang`` (default ``i18n.language()``): styles inline, the summary figure
     embedded as a PNG data URL (or, without matplotlib, a note saying the figure is left out and how to
-    get it); with ``experiment`` its section (``experiment_html``) after the captures."""
+    get it); with ``experiment`` its section (``experiment_html``) after the captures. It leads with the
+    verdict, the root causes and the figure; long lists and the provenance's every row are folded into
+    ``<details>`` (all there, collapsed), and tables wrap to the page."""
     lang = _lang(lang)
     title = text("report.title", lang) if title is None else title
     img = ""
@@ -428,16 +547,41 @@ def to_html(
         f"<style>{_CSS}</style></head><body><h1>{escape(title)}</h1>"
         f'<p class="meta">{escape(_inputs_line(inputs, lang))}</p>'
         f"<p><b>{escape(_status(v, lang, 'report.html.some_fail', html=True))}</b></p>"
-        f"{verdict_html(v, lang=lang, inputs=inputs)}{_provenance_html(inputs, lang)}{img}"
+        f"{_root_causes_html(v, lang)}{img}"
+        f"<h2>{escape(text('report.html.layers', lang))}</h2>"
+        f"{verdict_html(v, lang=lang, inputs=inputs, collapse=_COLLAPSE)}{_provenance_html(inputs, lang)}"
         f"{'' if experiment is None else experiment_html(experiment, lang=lang)}</body></html>\n"
     )
 
 
+#: how many lines of a layer's evidence the HTML report shows before folding the rest
+_COLLAPSE = 6
+
+
+def _root_causes_html(v: Verification, lang: str) -> str:
+    if not v.root_causes:
+        return ""
+    items = "".join(
+        f"<li><b>{escape(_layer(r, lang))}</b>{_colon(lang)}{escape(_r(r.summary, lang))}"
+        + _items([_dsh_line(f"<i>{escape(e)}</i>", f"<code>{escape(t)}</code>", lang) for e, t in said], None, lang)
+        + "</li>"
+        for r, said in v.root_causes
+    )
+    return f"<h2>{escape(text('report.root_causes', lang))}</h2><ol>{items}</ol>"
+
+
 def _provenance_html(inputs: Inputs, lang: str = "en") -> str:
+    """The folded provenance (as the text report's), then every row in a collapsed ``<details>``."""
     prov = _provenance(inputs)
     if prov is None:
         return ""
     yes, no = escape(text("report.yes", lang)), f"<b>{escape(text('report.no', lang))}</b>"
+    folded = "".join(
+        f"<tr><td>{escape(_fields(f.fields, f.settled, lang))}</td><td>{escape(_question(f.question, lang))}</td>"
+        f"<td>{escape(_answers(f, lang))}</td><td>{yes if f.settled else no}</td>"
+        f"<td>{escape(' / '.join(_r(e, lang) for e in f.evidence))}</td></tr>"
+        for f in fold_provenance(prov)
+    )
     rows = "".join(
         f"<tr><td>{escape(r.field)}</td><td>{escape(_question(r.question, lang))}</td>"
         f"<td>{escape(_r(r.answer, lang))}</td><td>{yes if r.settled else no}</td>"
@@ -445,9 +589,11 @@ def _provenance_html(inputs: Inputs, lang: str = "en") -> str:
         for r in prov.itertuples(index=False)
     )
     heads = "".join(f"<th>{escape(h)}</th>" for h in _heads(lang, "field", "question", "answer", "settled", "evidence"))
+    every = escape(text("report.provenance_all", lang, n=len(prov)))
     return (
         f"<h2>{escape(text('report.provenance', lang))}</h2><table><thead><tr>{heads}</tr></thead>"
-        f"<tbody>{rows}</tbody></table>"
+        f"<tbody>{folded}</tbody></table><details><summary>{every}</summary><table><thead><tr>{heads}</tr>"
+        f"</thead><tbody>{rows}</tbody></table></details>"
     )
 
 
@@ -476,7 +622,7 @@ EXPERIMENT_TITLE = text("experiment.title")
 DRY_RUN_TEXT = text("experiment.dry_run")
 EXPERIMENT_NOT_IN_JSON = text("experiment.not_in_json")
 _CHANGE_COLUMNS = ("tool", "path", "kind", "before", "after")
-_SUMMARY_HEAD = ("variant", "requests", "answered", "errors", "calls", "accepted", "refused", "filled empty")
+_SUMMARY_HEAD = ("variant", "requests", "answered", "errors", "calls", "judged", "accepted", "refused", "filled empty")
 
 
 def experiment_rate(k, n, low, high, *, lang: str = "en") -> str:
@@ -601,8 +747,9 @@ def _summary_rows(summary, lang: str = "en") -> list[list[str]]:
                 str(_int(r.answered)),
                 str(_int(r.errors)),
                 str(_int(r.calls)),
-                experiment_rate(r.accepted, r.calls, r.accepted_low, r.accepted_high, lang=lang),
-                experiment_rate(r.refused, r.calls, r.refused_low, r.refused_high, lang=lang),
+                str(_int(r.judged)),
+                experiment_rate(r.accepted, r.judged, r.accepted_low, r.accepted_high, lang=lang),
+                experiment_rate(r.refused, r.judged, r.refused_low, r.refused_high, lang=lang),
                 str(_int(r.filled_empty)),
             ]
         )
@@ -623,24 +770,38 @@ def _sentence(result, lang: str = "en") -> str | None:
 
 def experiment_sentence(result, *, lang: str | None = None) -> str:
     """The experiment in one line (``verify --experiment`` text output): the comparison's sentence, or
-    when there is none (one variant) each variant's refused count."""
+    when there is none (one variant) each variant's refused count; a run that was stopped or judged
+    nothing says so first."""
     lang = _lang(lang)
+    verdict = _run_verdict(result, lang)
     sentence = _sentence(result, lang)
     if sentence:
-        return sentence
-    return "; ".join(
+        return f"{verdict} {sentence}" if verdict else sentence
+    counts = "; ".join(
         text(
             "experiment.refused_calls",
             lang,
             variant=r.variant,
-            rate=experiment_rate(r.refused, r.calls, r.refused_low, r.refused_high, lang=lang),
+            rate=experiment_rate(r.refused, r.judged, r.refused_low, r.refused_high, lang=lang),
         )
         for r in result.summary.itertuples(index=False)
     )
+    return f"{verdict} {counts}" if verdict else counts
 
 
 def _dry(result) -> bool:
     return bool((getattr(result, "manifest", None) or {}).get("dry_run"))
+
+
+def _run_verdict(result, lang: str = "en") -> str | None:
+    """A run the endpoint stopped, or one where nothing could be judged, says so first (no rate is a result
+    then); None for a run that measured something."""
+    m = getattr(result, "manifest", None) or {}
+    if m.get("verdict") == "stopped":
+        return text("experiment.stopped", lang, why=_r((m.get("stopped") or {}).get("why", "?"), lang))
+    if m.get("verdict") == "inconclusive":
+        return text("experiment.inconclusive", lang)
+    return None
 
 
 def _cols(lang: str, names) -> list[str]:
@@ -670,9 +831,12 @@ def experiment_markdown(result, *, lang: str | None = None) -> str:
     if _dry(result):
         out += [text("experiment.dry_run", lang)]
         return "\n".join(out) + "\n"
+    verdict = _run_verdict(result, lang)
+    if verdict:
+        out += [f"**{_md(verdict)}**", ""]
     out += ["| " + " | ".join(_cols(lang, _SUMMARY_HEAD)) + " |", "| --- " * len(_SUMMARY_HEAD) + "|"]
     out += ["| " + " | ".join(_md(c) for c in row) + " |" for row in _summary_rows(result.summary, lang)]
-    out += ["", text("experiment.counted", lang)]
+    out += ["", text("experiment.counted", lang), "", text("experiment.assumptions", lang)]
     rules = _top_rules(result.summary)
     if rules:
         out += ["", text("experiment.top_rule", lang), ""]
@@ -711,11 +875,14 @@ def experiment_html(result, *, lang: str | None = None) -> str:
     summary_rows = "".join(
         "<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in _summary_rows(result.summary, lang)
     )
+    verdict = _run_verdict(result, lang)
     came_back = (
         f"<p>{escape(text('experiment.dry_run', lang))}</p>"
         if _dry(result)
-        else f"<table><thead><tr>{summary_head}</tr></thead><tbody>{summary_rows}</tbody></table>"
+        else ("" if not verdict else f"<p><b>{escape(verdict)}</b></p>")
+        + f"<table><thead><tr>{summary_head}</tr></thead><tbody>{summary_rows}</tbody></table>"
         f'<p class="meta">{escape(text("experiment.counted", lang))}</p>'
+        f'<p class="meta">{escape(text("experiment.assumptions", lang))}</p>'
     )
     rules = _top_rules(result.summary)
     rules_html = (

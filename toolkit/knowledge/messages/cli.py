@@ -19,6 +19,22 @@ MESSAGES: dict[str, dict[str, str]] = {
     # ---- verify -------------------------------------------------------------------------------------
     "cli.verify.wrote_pass": {"en": "PASS: wrote {out}", "zh-CN": "通过：已写入 {out}"},
     "cli.verify.wrote_fail": {"en": "FAIL: wrote {out}", "zh-CN": "失败：已写入 {out}"},
+    # a command that could check nothing: exit 3 (toolkit.present.report.EXIT_CODES), never a pass
+    "cli.inconclusive.config": {
+        "en": "INCONCLUSIVE: {source} defines no routes, so there was nothing to check",
+        "zh-CN": "无定论：{source} 未定义任何路由，没有可检查的内容",
+    },
+    "cli.inconclusive.summary": {
+        "en": "INCONCLUSIVE: no capture held an entry, so nothing was read",
+        "zh-CN": "无定论：没有任何抓包含有条目，未读取到任何内容",
+    },
+    "cli.inconclusive.attribute": {
+        "en": "INCONCLUSIVE: {capture} sent no tools, so there is nothing to attribute",
+        "zh-CN": "无定论：{capture} 未发送任何工具，没有可归属的内容",
+    },
+    "cli.verify.wrote_inconclusive": {"en": "INCONCLUSIVE: wrote {out}", "zh-CN": "无定论：已写入 {out}"},
+    # a file named twice (toolkit.capture.load.REPEATED): read once, and said
+    "input.repeated": {"en": "given more than once; read once", "zh-CN": "给出了多次；只读取一次"},
     # ---- ingest -------------------------------------------------------------------------------------
     "cli.ingest.skipped": {"en": "skipped {line}", "zh-CN": "已跳过 {line}"},
     "cli.ingest.done": {
@@ -67,8 +83,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh-CN": "agent-contract：未给出 --endpoint：试运行，不发送任何请求",
     },
     "cli.experiment.interrupted": {
-        "en": "agent-contract: interrupted; what was sent is in {out} (complete: false)",
-        "zh-CN": "agent-contract：已中断；已发送的内容在 {out} 中（complete: false）",
+        "en": "agent-contract: interrupted; what was sent is kept in {out} (complete: false)",
+        "zh-CN": "agent-contract：已中断；已发送的内容保存在 {out} 中（complete: false）",
     },
     "cli.experiment.head": {
         "en": "{capture} {exchange} ({api}), mode {mode}",
@@ -95,6 +111,47 @@ MESSAGES: dict[str, dict[str, str]] = {
     "cli.experiment.image": {
         "en": "(variant {variant} carries an image at {at}: it is sent only with --allow-images)",
         "zh-CN": "（变体 {variant} 在 {at} 处带有图片：只有加上 --allow-images 才会发送）",
+    },
+    "cli.experiment.plan": {
+        "en": "plan: {n} requests to {endpoint}",
+        "zh-CN": "计划：向 {endpoint} 发送 {n} 个请求",
+    },
+    "cli.experiment.plan_runs": {
+        "en": "  {samples} samples × {variants} variants, round-robin; request bodies: {sizes}",
+        "zh-CN": "  {samples} 个样本 × {variants} 个变体，轮流发送；请求体大小：{sizes}",
+    },
+    "cli.experiment.plan_loopback": {
+        "en": "  {host} is this machine (loopback)",
+        "zh-CN": "  {host} 是本机（回环地址）",
+    },
+    "cli.experiment.plan_remote": {
+        "en": "  {host} is NOT this machine: the requests and their bodies leave it",
+        "zh-CN": "  {host} 不是本机：请求及其请求体会离开本机",
+    },
+    "cli.experiment.plan_key": {
+        "en": "  key: ${var}, sent as authorization: Bearer, never written",
+        "zh-CN": "  密钥：${var}，作为 authorization: Bearer 发送，从不写入文件",
+    },
+    "cli.experiment.plan_no_key": {"en": "  no key is sent", "zh-CN": "  不发送密钥"},
+    "cli.experiment.plan_limits": {
+        "en": "  at most {max} requests, retries included; {rate} per second; {timeout} s each; {retries} retries of a 429",
+        "zh-CN": "  最多 {max} 个请求（含重试）；每秒 {rate} 个；每个 {timeout} 秒；429 最多重试 {retries} 次",
+    },
+    "cli.experiment.ask": {
+        "en": "send {n} requests to {host}? [y/N] ",
+        "zh-CN": "向 {host} 发送 {n} 个请求？[y/N] ",
+    },
+    "cli.experiment.declined": {
+        "en": "agent-contract: nothing sent",
+        "zh-CN": "agent-contract：未发送任何请求",
+    },
+    "cli.experiment.stopped": {
+        "en": "STOPPED after {n} of {planned} requests: {why}",
+        "zh-CN": "已停止：{planned} 个请求中发送了 {n} 个：{why}",
+    },
+    "cli.experiment.inconclusive": {
+        "en": "INCONCLUSIVE: nothing could be judged to compare ({why})",
+        "zh-CN": "无定论：没有可判定、可比较的调用（{why}）",
     },
     "cli.experiment.col.samples": {"en": "samples", "zh-CN": "样本"},
     "cli.experiment.col.top_rule": {"en": "top_rule", "zh-CN": "最常见的拒绝"},

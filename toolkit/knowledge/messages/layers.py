@@ -12,7 +12,33 @@ MESSAGES: dict[str, dict[str, str]] = {
     "verdict.pass": {"en": "pass", "zh-CN": "通过"},
     "verdict.warn": {"en": "warn", "zh-CN": "警告"},
     "verdict.fail": {"en": "fail", "zh-CN": "失败"},
-    "verdict.no evidence": {"en": "no evidence", "zh-CN": "无证据"},
+    "verdict.not checked": {"en": "not checked", "zh-CN": "未检查"},
+    # the overall verdict (toolkit.analysis.verify.OVERALL)
+    "overall.pass": {"en": "pass", "zh-CN": "通过"},
+    "overall.fail": {"en": "fail", "zh-CN": "失败"},
+    "overall.inconclusive": {"en": "inconclusive", "zh-CN": "无定论"},
+    # what input would check a layer the inputs held no evidence for (verify.NEEDS); never the word
+    # "pass" (an inconclusive report has none): the CLI adds the option that takes each input
+    "verify.needs.config": {
+        "en": "a DSH settings file that defines routes, or the gateway's LiteLLM proxy config",
+        "zh-CN": "定义了路由的 DSH settings 文件，或网关的 LiteLLM 代理配置",
+    },
+    "verify.needs.serialization": {
+        "en": "an HTTP capture of requests that send tool definitions",
+        "zh-CN": "含有发送工具定义的请求的 HTTP 抓包",
+    },
+    "verify.needs.capability": {
+        "en": "a capture or DSH session log in which a request carries an image",
+        "zh-CN": "其中有请求携带图片的抓包或 DSH 会话日志",
+    },
+    "verify.needs.execution": {
+        "en": "tool calls: a DSH session log, or an HTTP capture with the sandbox mode it ran in",
+        "zh-CN": "工具调用：DSH 会话日志，或附带其运行时沙箱模式的 HTTP 抓包",
+    },
+    "verify.config.no_routes": {
+        "en": "{source} defines no routes: there is no route or model to resolve",
+        "zh-CN": "{source} 未定义任何路由：没有可解析的路由或模型",
+    },
     "severity.error": {"en": "error", "zh-CN": "错误"},
     "severity.warning": {"en": "warning", "zh-CN": "警告"},
     "severity.info": {"en": "info", "zh-CN": "提示"},

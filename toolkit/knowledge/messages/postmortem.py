@@ -50,29 +50,6 @@ MESSAGES: dict[str, dict[str, str]] = {
     "postmortem.col.actor": {"en": "actor", "zh-CN": "责任方"},
     "postmortem.col.settled": {"en": "settled", "zh-CN": "已确定"},
     "postmortem.col.policy": {"en": "policy", "zh-CN": "策略"},
-    # the root causes, one per failing layer
-    "postmortem.cause.bullet": {"en": "* **{name}**: {text}", "zh-CN": "* **{name}**：{text}"},
-    "postmortem.cause.capability.name": {"en": "capability", "zh-CN": "能力"},
-    "postmortem.cause.capability.text": {
-        "en": "The model entry declares no image input, so images never reach the model (`input` is the key; "
-        "`inputModalities` is ignored by llm-pi-ai).",
-        "zh-CN": "模型条目没有声明图片输入，图片因此始终到不了模型（键名是 `input`；llm-pi-ai 会忽略 `inputModalities`）。",
-    },
-    "postmortem.cause.schema.name": {"en": "schema and protocol", "zh-CN": "schema 与协议"},
-    "postmortem.cause.schema.text": {
-        "en": "The route does not declare strict support, so pi-ai leaves `strict` out and the gateway reads the "
-        'tools as strict: the model fills every optional field, `justification: ""` among them.',
-        "zh-CN": "路由没有声明支持 strict，pi-ai 因此不发送 `strict`，而网关把这些工具当作 strict 读取："
-        '模型填写了所有可选字段，其中包括 `justification: ""`。',
-    },
-    "postmortem.cause.runtime.name": {"en": "runtime policy", "zh-CN": "运行时策略"},
-    "postmortem.cause.runtime.text": {
-        "en": "DSH advertises the escalation fields even in `danger-full-access`, refuses an empty justification, "
-        "and refuses a request for the mode the session already has.",
-        "zh-CN": "即使在 `danger-full-access` 模式下，DSH 仍提供提权字段；它拒绝空的 justification，"
-        "也拒绝申请会话当前已有的模式。",
-    },
-    "postmortem.no_layer_failed": {"en": "No layer failed.", "zh-CN": "没有失败的层。"},
     # the fixes and the experiment
     "postmortem.no_fix": {"en": "The settings need no change.", "zh-CN": "配置无需修改。"},
     "postmortem.no_experiment": {

@@ -33,6 +33,26 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh-CN": "谁改了什么（溯源；? = 证据不足以确定）",
     },
     "report.text.qa": {"en": "{q}: {answer}", "zh-CN": "{q}：{answer}"},
+    "report.text.provenance_folded": {
+        "en": "WHO CHANGED WHAT (provenance: the settled answers, then each open question once; ? = not settled "
+        "by the evidence; --detail lists every field)",
+        "zh-CN": "谁改了什么（溯源：先列已确定的回答，再把每个未确定的问题各列一行；? = 证据不足以确定；--detail 列出每个字段）",
+    },
+    "report.text.root_causes": {
+        "en": "ROOT CAUSES (the failing layers, in the order a request meets them)",
+        "zh-CN": "根本原因（失败的各层，按请求经过的顺序）",
+    },
+    "report.root_causes": {
+        "en": "Root causes (the failing layers, in the order a request meets them)",
+        "zh-CN": "根本原因（失败的各层，按请求经过的顺序）",
+    },
+    "report.fields_more": {"en": "{fields} and {n} more", "zh-CN": "{fields} 等另外 {n} 个"},
+    "report.unsettled_for_one": {"en": "{n} field ({fields})", "zh-CN": "{n} 个字段（{fields}）"},
+    "report.unsettled_for": {"en": "{n} fields ({fields})", "zh-CN": "{n} 个字段（{fields}）"},
+    "report.provenance_all": {
+        "en": "Every field's answers ({n} rows)",
+        "zh-CN": "每个字段的全部回答（{n} 行）",
+    },
     "report.text.experiment": {"en": "experiment: {sentence}\n", "zh-CN": "实验：{sentence}\n"},
     "report.inputs.settings": {"en": "settings {path}", "zh-CN": "settings {path}"},
     "report.inputs.gateway": {"en": "gateway config {path}", "zh-CN": "网关配置 {path}"},
@@ -65,6 +85,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "report.html.all_pass": {"en": "All layers pass.", "zh-CN": "各层均通过。"},
     "report.html.some_fail": {"en": "At least one layer fails.", "zh-CN": "至少有一层未通过。"},
+    "report.html.more": {"en": "{n} more", "zh-CN": "另外 {n} 条"},
+    "report.html.layers": {"en": "The four layers", "zh-CN": "四个层"},
     "report.html.partial_pass": {
         "en": "The checked layers pass ({checked}); not checked: {unchecked}.",
         "zh-CN": "已检查的各层均无问题（{checked}）；未检查：{unchecked}。",

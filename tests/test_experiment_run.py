@@ -11,7 +11,6 @@ import json
 import random
 import signal
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -68,10 +67,12 @@ def gw(tmp_path):
 
 
 class Tiny:
-    """A server that answers every POST with one fixed reply (a redirect, or nothing for a while)."""
+    """A server that answers every POST with one fixed reply (a redirect), or with ``hold`` only once the
+    test is over (``close``), so a client's timeout fires however slowly the machine runs."""
 
-    def __init__(self, status: int, headers: dict, delay: float = 0.0):
+    def __init__(self, status: int, headers: dict, hold: bool = False):
         self.seen = 0
+        self.released = threading.Event()
         tiny = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -83,7 +84,8 @@ class Tiny:
             def do_POST(self):
                 self.rfile.read(int(self.headers.get("content-length") or 0))
                 tiny.seen += 1
-                time.sleep(delay)
+                if hold:
+                    tiny.released.wait(60)
                 try:
                     self.send_response_only(status)
                     for k, v in {"content-length": "0", **headers}.items():
@@ -98,6 +100,7 @@ class Tiny:
         self.url = f"http://127.0.0.1:{self.server.server_port}/v1/responses"
 
     def close(self):
+        self.released.set()
         self.server.shutdown()
         self.server.server_close()
 
@@ -271,7 +274,7 @@ def test_a_redirect_is_recorded_and_not_followed(gw, tmp_path):
 
 
 def test_a_timeout_is_recorded_as_no_answer(tmp_path):
-    tiny = Tiny(200, {}, delay=1.0)
+    tiny = Tiny(200, {}, hold=True)
     try:
         r = go(tiny.url, tmp_path / "out", variants=["strict-false"], samples=1, limits=Limits(timeout=0.2))
     finally:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import socket
 import threading
 import time
 from datetime import UTC, datetime
@@ -24,11 +25,16 @@ NOW = datetime(2026, 12, 1, 12, 0, 0, tzinfo=UTC)
 
 
 class Script:
-    """A server answering each request with the next scripted reply ``(status, headers, body, delay)``."""
+    """A server answering each request with the next scripted reply ``(status, headers, body, delay)``.
+
+    ``delay`` ``"hold"`` answers only once the test is over (``close``), and ``"stall-body"`` sends the
+    headers and a first frame, then nothing until then: the client's timeout fires however slowly the
+    machine runs, with no race between a sleep and the timeout."""
 
     def __init__(self, replies):
         self.replies = list(replies)
         self.seen: list[dict] = []
+        self.released = threading.Event()
         script = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -49,9 +55,12 @@ class Script:
                     self.end_headers()
                     self.wfile.write(b"event: response.created\ndata: {}\n\n")
                     self.wfile.flush()
-                    time.sleep(1.5)
+                    script.released.wait(60)
                     return
-                time.sleep(delay)
+                if delay == "hold":
+                    script.released.wait(60)
+                else:
+                    time.sleep(delay)
                 raw = body.encode() if isinstance(body, str) else body
                 self.send_response_only(status)
                 for k, v in {"content-type": "application/json", "content-length": str(len(raw)), **headers}.items():
@@ -67,6 +76,7 @@ class Script:
         self.url = f"http://127.0.0.1:{self.server.server_port}/v1/responses"
 
     def close(self):
+        self.released.set()
         self.server.shutdown()
         self.server.server_close()
 
@@ -203,7 +213,7 @@ def test_the_rate_limit_spaces_attempts(serve):
 
 
 def test_a_timeout_is_an_attempt_without_an_answer(serve, tmp_path):
-    s = serve((200, {}, "{}", 1.0))
+    s = serve((200, {}, "{}", "hold"))
     snd = Sender(s.url, api_key=KEY, limits=Limits(timeout=0.2))
     [a] = snd.send(BODY, record_id="t")
     assert a.status is None and a.error == "timed out after 0.2 s"
@@ -222,9 +232,10 @@ def test_a_stream_that_stalls_keeps_what_came(serve):
 
 
 def test_a_refused_connection_is_recorded(tmp_path):
-    with ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler) as srv:
-        port = srv.server_port  # bound, then closed: nothing listens there
-    [a] = Sender(f"http://127.0.0.1:{port}/v1/responses", api_key=None, limits=Limits()).send(BODY, record_id="c")
+    with socket.socket() as held:  # bound but not listening: connecting is refused, and no one else can take the port
+        held.bind(("127.0.0.1", 0))
+        port = held.getsockname()[1]
+        [a] = Sender(f"http://127.0.0.1:{port}/v1/responses", api_key=None, limits=Limits()).send(BODY, record_id="c")
     assert a.status is None and a.error.startswith("ConnectionRefusedError")
 
 

@@ -6,12 +6,20 @@ layer is never guessed). Rules whose text already lives in ``toolkit.knowledge``
 ``template:`` instead of restating it, and the regex is built from the formatter itself.
 
 ``classify`` triages one message; ``errors`` lists every error in a ``Capture`` with its triage.
+
+Users paste pieces of what they saw (the tail of a tool result, a line cut out of a toast), so a message
+no rule's pattern takes whole is also tried as a *fragment*: a contiguous piece of one of the exact texts
+``toolkit.knowledge`` writes for DSH and pi-ai (``templates``), with its placeholders filled by anything.
+A fragment names the rule that catches the full text it came from, and the ``Classification`` shows that
+full text, the knowledge formatter it is written by and, where the knowledge names one, DSH's entry point.
+A piece that fits the texts of more than one rule gets them all as candidates; one is never picked.
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
+import itertools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -25,9 +33,10 @@ import yaml
 
 from toolkit.capture.frames import CAT, declare, fixed
 from toolkit.errors import InputError
-from toolkit.knowledge import openai_strict
+from toolkit.knowledge import dsh_images, openai_strict
 from toolkit.knowledge.dsh_runtime import ERROR_PREFIX
 from toolkit.knowledge.dsh_tools import SCHEMAS as DSH_SCHEMAS
+from toolkit.knowledge.messages import Message
 from toolkit.wire.records import STRICT_STATES
 
 # the layer an error belongs to (not toolkit.layers.LAYERS, the four layers of the verdict)
@@ -81,6 +90,29 @@ class RuleError(InputError):
 
 
 @dataclass(frozen=True)
+class Template:
+    """An exact text written once in ``toolkit.knowledge``, with its placeholders.
+
+    ``pieces`` alternate literal text and placeholder names, starting and ending with literal text (either
+    may be ``""``): ``("cannot read \"", "path", "\" as an image: …")``. A name may recur (the same value
+    twice). ``ref`` is where it is written (``module.NAME``); ``entry_point`` is DSH's entry point that
+    shows it, where the knowledge names one (``dsh_images.ENTRY_POINTS``)."""
+
+    ref: str
+    pieces: tuple[str, ...]
+    entry_point: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The text with each placeholder written ``<name>``."""
+        return self.fill({})
+
+    def fill(self, values: Mapping[str, str]) -> str:
+        """The text with the placeholders ``values`` names filled in and the others written ``<name>``."""
+        return "".join(p if i % 2 == 0 else values.get(p, f"<{p}>") for i, p in enumerate(self.pieces))
+
+
+@dataclass(frozen=True)
 class Rule:
     id: str
     layer: str
@@ -92,14 +124,43 @@ class Rule:
     origin: str = "packaged"  # "packaged", or where a user rule came from
     examples: tuple = ()  # each a message, or classify()'s keyword arguments as a mapping
     counterexamples: tuple = ()
+    template: Template | None = None  # the knowledge text a ``template:`` rule is built from
 
     def matches(self, values: Mapping[str, str | None]) -> bool:
         return any(values.get(f) is not None and self.pattern.search(values[f]) for f in self.fields)
 
 
+#: How a candidate reading was found: the rule's pattern matched the text itself, or the text is a piece
+#: of a known text whose full form the rule catches.
+MATCH_KINDS = ("text", "fragment")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One reading of a message: the rule, and for a fragment the full text it is a piece of.
+
+    ``text`` is that full text with the values the fragment shows filled in and the others written
+    ``<name>``; ``template`` and ``entry_point`` say where it is written (``Template.ref``) and which of
+    DSH's entry points shows it. For a ``text`` match they are ``None`` and ``text`` is the message."""
+
+    rule_id: str
+    layer: str
+    matched: str  # one of MATCH_KINDS
+    text: str | None
+    template: str | None = None
+    entry_point: str | None = None
+
+
 @dataclass(frozen=True)
 class Classification:
-    """What ``classify`` says about one message. ``message`` is the text as given (prefix kept)."""
+    """What ``classify`` says about one message. ``message`` is the text as given (prefix kept).
+
+    ``candidates`` are every reading the text allows, in rule order: one for a settled answer, several
+    when the text is a piece of known texts of different rules (or the complete text of one rule and a
+    piece of another's). Then ``rule_id`` joins their ids with ``|``, ``layer`` is theirs when they agree
+    and ``unknown`` when they do not, and ``fix`` and ``source`` are ``None``: each candidate names its
+    rule. ``matched`` is ``"text"`` when a rule's pattern matched the message (that rule is the first
+    candidate), ``"fragment"`` when only pieces of known texts did, ``None`` for ``unknown``."""
 
     rule_id: str
     layer: str
@@ -107,6 +168,13 @@ class Classification:
     fix: str | None
     message: str | None
     source: str | None
+    matched: str | None = None
+    candidates: tuple[Candidate, ...] = ()
+
+    @property
+    def rule_ids(self) -> tuple[str, ...]:
+        """The candidates' rule ids, each once, in rule order."""
+        return tuple(dict.fromkeys(c.rule_id for c in self.candidates))
 
 
 # ---- loading and validating rules ---------------------------------------------------------------
@@ -212,12 +280,16 @@ def _compile(item: Any, index: int, origin: str) -> Rule:
     if wrong:
         raise bad(f"unknown field {wrong[0]!r} in 'fields'; choose from {', '.join(FIELDS)}")
 
+    template = None
     if "match" in item:
         regex = item["match"]
         if not isinstance(regex, str) or not regex:
             raise bad("'match' must be a non-empty regex string")
     else:
-        regex = _template_regex(item, bad)
+        pieces, cut = _template_pieces(item, bad)
+        regex = _template_regex(pieces, cut)
+        # past ``until`` the text is computed from the arguments: a fragment may run on into it
+        template = Template(item["template"], (*pieces, TAIL, "") if cut else pieces)
     try:
         pattern = re.compile(regex)
     except re.error as exc:
@@ -234,6 +306,7 @@ def _compile(item: Any, index: int, origin: str) -> Rule:
         origin,
         examples["examples"],
         examples["counterexamples"],
+        template,
     )
 
 
@@ -253,9 +326,15 @@ def _examples(value: Any, key: str, bad) -> tuple:
     return tuple(dict(e) if isinstance(e, Mapping) else e for e in value)
 
 
-def _template_regex(item: Mapping, bad) -> str:
-    """The regex for a message written once in ``toolkit.knowledge``: a constant matches exactly; a
-    formatter is called with one placeholder per parameter, each becoming a named group."""
+#: The placeholder for the part of a ``template:`` rule's text past its ``until``.
+TAIL = "rest"
+_HOLE = re.compile(r"\x00(\w+)\x00")
+
+
+def _template_pieces(item: Mapping, bad) -> tuple[tuple[str, ...], bool]:
+    """A ``template:`` rule's text as ``Template.pieces`` (literal text and placeholder names), and whether
+    it was cut at ``until``: a constant is all literal; a formatter is called with one placeholder per
+    parameter."""
     ref = item["template"]
     if not isinstance(ref, str) or ref.count(".") != 1:
         raise bad(f"'template' must be module.NAME inside toolkit.knowledge, not {ref!r}")
@@ -289,7 +368,12 @@ def _template_regex(item: Mapping, bad) -> str:
         if not isinstance(until, str) or until not in rendered:
             raise bad(f"'until' {until!r} does not occur in template {ref!r}")
         rendered = rendered[: rendered.index(until) + len(until)]
-    pieces = re.split(r"\x00(\w+)\x00", rendered)
+    return tuple(_HOLE.split(rendered)), until is not None
+
+
+def _template_regex(pieces: tuple[str, ...], cut: bool) -> str:
+    """The regex for a message written once in ``toolkit.knowledge``: literal text matches exactly, each
+    placeholder becomes a named group (a repeat, a back-reference); a text cut at ``until`` is open-ended."""
     out, seen = ["^"], set()
     for i, piece in enumerate(pieces):
         if i % 2 == 0:
@@ -301,7 +385,7 @@ def _template_regex(item: Mapping, bad) -> str:
             # a quoted value cannot run past its closing quote into the next part of the message
             quoted = pieces[i - 1].endswith('"') and i + 1 < len(pieces) and pieces[i + 1].startswith('"')
             out.append(f'(?P<{piece}>[^"]+)' if quoted else f"(?P<{piece}>.+?)")
-    out.append("" if until is not None else "$")
+    out.append("" if cut else "$")
     return "".join(out)
 
 
@@ -312,19 +396,311 @@ def classify(message: str | None, *, rules: list[Rule] | None = None, error_code
     """Triage one error: the first rule that matches gives the layer, explanation and fix.
 
     A leading ``Error: `` (DSH's tool-result prefix) is ignored for matching but kept in
-    ``Classification.message``. Nothing matches → layer and rule_id ``unknown``.
+    ``Classification.message``. A message is also read as a fragment of the known texts
+    (``fragments``): when no rule's pattern matches, a fragment names the rule of the full text it is a
+    piece of; when the first matching rule is not the rule of any known text the message is a piece of,
+    but other rules' texts contain it, every reading is a candidate. Nothing matches → layer and rule_id
+    ``unknown``.
     """
     rules = load_rules() if rules is None else rules
     text = None if _missing(message) else str(message)
     body = text.removeprefix(ERROR_PREFIX) if text else text
     code = None if _missing(error_code) else str(error_code)
     values = {"message": body, "error_code": code, "status": None if _missing(status) else _status_text(status)}
+    rule = _first_match(rules, values)
+    pieces = fragments(body, rules=rules) if body else ()
+    if rule is not None:
+        own = [c for c in pieces if c.rule_id == rule.id]
+        if own or not pieces:  # the rule's own text, or a text no other rule's known text contains
+            ref, entry = (own[0].template, own[0].entry_point) if own else (None, None)
+            whole = Candidate(rule.id, rule.layer, "text", text, ref, entry)
+            return Classification(rule.id, rule.layer, rule.explain, rule.fix, text, rule.source, "text", (whole,))
+        return _readings((Candidate(rule.id, rule.layer, "text", text), *pieces), rules, text, "text")
+    if pieces:
+        return _readings(pieces, rules, text, "fragment")
+    return Classification(UNKNOWN, UNKNOWN, Message("triage.unknown"), None, text, None)
+
+
+def _first_match(rules: list[Rule], values: Mapping[str, str | None]) -> Rule | None:
+    return next((r for r in rules if r.matches(values)), None)
+
+
+def _readings(candidates: tuple[Candidate, ...], rules: list[Rule], text: str | None, matched: str) -> Classification:
+    """One rule's reading(s), or the candidates of several rules without choosing among them."""
+    ids = tuple(dict.fromkeys(c.rule_id for c in candidates))
+    if len(ids) == 1:
+        rule = next(r for r in rules if r.id == ids[0])
+        return Classification(rule.id, rule.layer, rule.explain, rule.fix, text, rule.source, matched, candidates)
+    layers = {c.layer for c in candidates}
+    layer = layers.pop() if len(layers) == 1 else UNKNOWN
+    explanation = Message("triage.candidates", n=len(ids), rules=", ".join(ids))
+    return Classification(RULE_ID_SEPARATOR.join(ids), layer, explanation, None, text, None, matched, candidates)
+
+
+#: Between the rule ids of a classification with candidates of several rules: ``rule-a|rule-b``.
+RULE_ID_SEPARATOR = "|"
+
+
+# ---- fragments: a piece of a known text ---------------------------------------------------------
+
+#: The modules of ``toolkit.knowledge`` whose public texts (string constants, and formatters of string
+#: arguments) are the exact texts of DSH and pi-ai; ``templates`` reads them all, so a text added there
+#: is known to fragment matching without a second definition.
+TEXT_MODULES = ("dsh_runtime", "dsh_settings", "dsh_images", "pi_ai_tools")
+
+MIN_FRAGMENT_BYTES = 20
+"""How much of a known text's own wording a fragment must hold: UTF-8 bytes of template text, not
+counting the values it shows in placeholders.
+
+Why 20: a fragment is read as DSH's text on the strength of its wording alone, so that wording must be a
+phrase, not a word. The generic words and pairs every error vocabulary shares are shorter ("invalid" 7,
+"not found" 9, "is not supported" 16, "must be a string" 16), and so are the pieces that are mostly
+a value (``model "gpt-6-astra" does not`` has 17 bytes of DSH's wording). The phrases that name a cause
+in DSH's texts are longer ("does not declare image input" 28, "expected a non-empty sentence" 29,
+"is not strictly wider than" 26, "could not be resolved" 21). Bytes rather than characters, because one
+Chinese character says about what a short English word does and takes three bytes (DSH's toast
+``当前模型不支持图片`` is 27). Below the threshold a text stays ``unknown``; above it, a piece that fits the
+texts of more than one rule gets them all as candidates, so a short phrase that happens to fit is shown
+with the full texts it fits, never as a settled answer."""
+
+#: How many ways to fill the placeholders a fragment does not show are tried when looking for the rule
+#: that catches its full text (see ``fragments``).
+_MAX_PROBES = 64
+#: An integer stands in for a formatter argument that is not a string (rendered by the formatter, e.g. as
+#: JSON) and is then replaced by the placeholder.
+_NUMBER_PLACEHOLDER = 79_190_007_919
+
+
+def templates(rules: list[Rule] | None = None) -> tuple[Template, ...]:
+    """Every known text fragment matching reads: the public texts of ``TEXT_MODULES``, DSH's image
+    refusals by entry point (``dsh_images.refusals``), and the text each ``template:`` rule is built
+    from (with its fixed ``args``), each once."""
+    rules = load_rules() if rules is None else rules
+    # a formatter a rule cuts at ``until`` computes its tail from its arguments: placeholders give no real tail
+    cut = {r.template.ref for r in rules if r.template is not None and TAIL in r.template.pieces[1::2]}
+    found = {key: t for key, t in _knowledge_templates() if t.ref not in cut}
     for rule in rules:
-        if rule.matches(values):
-            return Classification(rule.id, rule.layer, rule.explain, rule.fix, text, rule.source)
-    return Classification(
-        UNKNOWN, UNKNOWN, "no triage rule matches this error; the layer is not guessed", None, text, None
-    )
+        if rule.template is not None:
+            key = _same_text(rule.template.pieces)
+            known = found.get(key)
+            # named as the rule names it (``removed_retries``, not ``removed_field`` that words it the same)
+            found[key] = (
+                rule.template if known is None else Template(rule.template.ref, known.pieces, known.entry_point)
+            )
+    return tuple(found.values())
+
+
+def _same_text(pieces: tuple[str, ...]) -> tuple[str, ...]:
+    """Texts that differ only by DSH's ``Error: `` tool-result prefix are one text."""
+    return (pieces[0].removeprefix(ERROR_PREFIX), *pieces[1:])
+
+
+@lru_cache(maxsize=1)
+def _knowledge_templates() -> tuple[tuple[tuple[str, ...], Template], ...]:
+    found: dict[tuple[str, ...], Template] = {}
+    for module_name in TEXT_MODULES:
+        module = importlib.import_module(f"{_KNOWLEDGE}.{module_name}")
+        for name in module.__all__:
+            pieces = _rendered(getattr(module, name))
+            if pieces is not None:
+                found.setdefault(_same_text(pieces), Template(f"{module_name}.{name}", pieces))
+    marks = {p: f"\x00{p}\x00" for p in ("model", "path", "media_type")}
+    for entry, text in dsh_images.refusals(marks["model"], marks["path"], media_type=marks["media_type"]):
+        pieces = tuple(_HOLE.split(text))
+        key = _same_text(pieces)
+        known = found.get(key)
+        # the text as the entry point shows it (read_image's with the ``Error: `` prefix), named by its formatter
+        found[key] = Template(known.ref if known else "dsh_images.refusals", pieces, entry)
+    return tuple(found.items())
+
+
+def _rendered(target: Any) -> tuple[str, ...] | None:
+    """``Template.pieces`` of a knowledge text: a string constant, or a formatter called with a placeholder
+    for each argument without a default (a string, or a number it renders itself); ``None`` for anything
+    else (data, predicates, formatters of other arguments, texts with two placeholders side by side)."""
+    if isinstance(target, str):
+        return (target,)
+    if not inspect.isfunction(target):
+        return None
+    args: dict[str, Any] = {}
+    numbers: list[str] = []
+    for p in inspect.signature(target).parameters.values():
+        if p.default is not p.empty:
+            continue
+        kind = p.annotation if isinstance(p.annotation, str) else getattr(p.annotation, "__name__", "")
+        if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            return None
+        if "str" in kind.replace(" ", "").split("|"):
+            args[p.name] = f"\x00{p.name}\x00"
+        elif kind in ("Any", "object"):
+            args[p.name] = _NUMBER_PLACEHOLDER + len(numbers)
+            numbers.append(p.name)
+        else:
+            return None
+    if not args:
+        return None
+    try:
+        text = target(**args)
+    except Exception:  # a function of the module that is not a formatter of these arguments
+        return None
+    if not isinstance(text, str):
+        return None
+    for i, name in enumerate(numbers):
+        text = text.replace(str(_NUMBER_PLACEHOLDER + i), f"\x00{name}\x00")
+    pieces = tuple(_HOLE.split(text))
+    if len(pieces) == 1 or any(not pieces[i] for i in range(2, len(pieces) - 1, 2)):
+        return None
+    return pieces
+
+
+@dataclass(frozen=True)
+class _Fit:
+    """Where a fragment lies in a template: the placeholders it shows whole (``values``), those it starts
+    or ends inside (``partial``: what of the value it shows), and how many bytes of template text it holds."""
+
+    values: tuple[tuple[str, str], ...]
+    partial: tuple[tuple[str, str], ...]
+    covered: int
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def _fits(fragment: str, template: Template) -> list[_Fit]:
+    """Every way ``fragment`` is a contiguous piece of ``template``: literal text matches exactly; a value
+    is at least one character and runs up to the character the template's next literal text starts with
+    (a value never holds its own closing quote or delimiter, nor a line break); a name used twice has one
+    value. The fragment may start or end anywhere, inside literal text or inside a value."""
+    pieces, n = template.pieces, len(template.pieces)
+    out: list[_Fit] = []
+
+    def stop(i: int) -> re.Pattern:
+        following = pieces[i + 1][:1]
+        return re.compile("[\n" + re.escape(following) + "]") if following else re.compile("\n")
+
+    def value_end(i: int, pos: int) -> int:
+        hit = stop(i).search(fragment, pos)
+        return hit.start() if hit else len(fragment)
+
+    def agrees(name: str, value: str, values: dict, partial: dict) -> bool:
+        whole = values.get(name)
+        if whole is not None and whole != value:
+            return False
+        seen = partial.get(name)
+        return seen is None or seen in value
+
+    def walk(pos: int, i: int, values: dict, partial: dict, covered: int) -> None:
+        if pos == len(fragment):
+            out.append(_Fit(tuple(values.items()), tuple(partial.items()), covered))
+            return
+        if i >= n:
+            return
+        piece = pieces[i]
+        if i % 2 == 0:
+            if fragment.startswith(piece, pos):
+                walk(pos + len(piece), i + 1, values, partial, covered + _size(piece))
+            elif piece.startswith(fragment[pos:]):
+                out.append(_Fit(tuple(values.items()), tuple(partial.items()), covered + _size(fragment[pos:])))
+            return
+        end = value_end(i, pos)
+        if end == pos:
+            return
+        value = fragment[pos:end]
+        if end == len(fragment):  # it ends inside this value: how much of it there is, is not known
+            whole = values.get(piece)
+            if whole is None or whole.startswith(value):
+                out.append(_Fit(tuple(values.items()), tuple({**partial, piece: value}.items()), covered))
+            return
+        if agrees(piece, value, values, partial):
+            walk(end, i + 1, {**values, piece: value}, partial, covered)
+
+    first = fragment[0]
+    for i in range(0, n, 2):  # starting inside literal text
+        literal = pieces[i]
+        at = literal.find(first)
+        while at != -1:
+            rest = literal[at:]
+            if len(fragment) <= len(rest):
+                if rest.startswith(fragment):
+                    out.append(_Fit((), (), _size(fragment)))
+            elif fragment.startswith(rest):
+                walk(len(rest), i + 1, {}, {}, _size(rest))
+            at = literal.find(first, at + 1)
+    for i in range(1, n, 2):  # starting inside a value
+        end = value_end(i, 0)
+        if 0 < end < len(fragment):
+            walk(end, i + 1, {}, {pieces[i]: fragment[:end]}, 0)
+    return out
+
+
+def fragments(message: str | None, *, rules: list[Rule] | None = None) -> tuple[Candidate, ...]:
+    """The readings of ``message`` as a piece of a known text (``templates``): for each template it is a
+    contiguous piece of, holding at least ``MIN_FRAGMENT_BYTES`` of the template's wording, the rule that
+    catches the full text, and that full text with the values the piece shows.
+
+    Which rule catches a full text can depend on a value the piece does not show (a same-mode escalation
+    is another rule than a narrower one), so each placeholder it does not show whole is tried as ``<name>``,
+    as each value it does show and as the same value as another it does not show; every rule reached is a
+    candidate. A template no rule catches gives
+    none. DSH's ``Error: `` prefix and surrounding white space are ignored, as ``classify`` does."""
+    rules = load_rules() if rules is None else rules
+    body = "" if message is None else message.removeprefix(ERROR_PREFIX).strip()
+    if _size(body) < MIN_FRAGMENT_BYTES:
+        return ()
+    if _packaged(rules):
+        return _packaged_fragments(body)
+    return _fragments(body, rules)
+
+
+def _packaged(rules: list[Rule]) -> bool:
+    packaged = _packaged_rules()
+    return len(rules) == len(packaged) and all(a is b for a, b in zip(rules, packaged, strict=True))
+
+
+@lru_cache(maxsize=4096)
+def _packaged_fragments(body: str) -> tuple[Candidate, ...]:
+    return _fragments(body, list(_packaged_rules()))
+
+
+def _fragments(body: str, rules: list[Rule]) -> tuple[Candidate, ...]:
+    order = {r.id: i for i, r in enumerate(rules)}
+    found: dict[tuple[str, str, str], tuple[Candidate, int]] = {}
+    for template in templates(rules):
+        for fit in _fits(body, template):
+            if fit.covered < MIN_FRAGMENT_BYTES:
+                continue
+            values = dict(fit.values)
+            shown = template.fill(values)
+            for rule in _owners(template, values, dict(fit.partial), rules):
+                key = (rule.id, template.ref, shown)
+                if key not in found or found[key][1] < fit.covered:
+                    reading = Candidate(rule.id, rule.layer, "fragment", shown, template.ref, template.entry_point)
+                    found[key] = (reading, fit.covered)
+    # in rule order; within a rule, the text the piece holds most of the wording of first
+    ranked = sorted(found.values(), key=lambda item: (order[item[0].rule_id], -item[1]))
+    return tuple(reading for reading, _ in ranked)
+
+
+def _owners(template: Template, values: dict, partial: dict, rules: list[Rule]) -> list[Rule]:
+    """The rules that catch the template's full text with ``values`` and the other placeholders filled."""
+    names = list(dict.fromkeys(template.pieces[1::2]))
+    unseen = [n for n in names if n not in values]
+    shown = list(dict.fromkeys(values.values()))
+    tries: list[list[str]] = []
+    for k, name in enumerate(unseen):
+        seen = partial.get(name, "")
+        # its own value, one the piece shows, or the same value as another placeholder it does not show
+        tries.append([f"<{name}>", *(v for v in shown if seen in v), *(f"<{n}>" for n in unseen[:k])])
+    owners: dict[str, Rule] = {}
+    for count, combo in enumerate(itertools.product(*tries)):
+        if count >= _MAX_PROBES:
+            break
+        full = template.fill({**values, **dict(zip(unseen, combo, strict=True))})
+        rule = _first_match(rules, {"message": full.removeprefix(ERROR_PREFIX)})
+        if rule is not None:
+            owners.setdefault(rule.id, rule)
+    return list(owners.values())
 
 
 def _status_text(status) -> str:
@@ -649,12 +1025,21 @@ __all__ = [
     "EXAMPLE_KEYS",
     "FILLED_OPTIONAL_RULES",
     "IDENTITY_RULES",
+    "MATCH_KINDS",
+    "MIN_FRAGMENT_BYTES",
     "RETRIED",
+    "RULE_ID_SEPARATOR",
+    "TAIL",
+    "TEXT_MODULES",
     "UNKNOWN",
+    "Candidate",
     "Classification",
     "Rule",
     "RuleError",
+    "Template",
     "classify",
     "errors",
+    "fragments",
     "load_rules",
+    "templates",
 ]

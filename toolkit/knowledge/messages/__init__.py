@@ -17,7 +17,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from toolkit.knowledge.messages import cli, config, experiment, layers, plots, postmortem, provenance, report, widgets
+from toolkit.knowledge.messages import (
+    cli,
+    config,
+    experiment,
+    layers,
+    plots,
+    postmortem,
+    provenance,
+    report,
+    triage,
+    widgets,
+)
 from toolkit.knowledge.messages.surface import ForSurface
 
 __all__ = ["LANGUAGES", "MESSAGES", "Joined", "Message", "counted", "render", "text"]
@@ -36,7 +47,7 @@ def _merge(*areas: Any) -> dict[str, dict[str, str]]:
 
 
 MESSAGES: dict[str, dict[str, str]] = _merge(
-    layers, config, report, experiment, widgets, provenance, postmortem, plots, cli
+    layers, config, report, experiment, widgets, provenance, postmortem, plots, cli, triage
 )
 
 

@@ -35,7 +35,7 @@ def bundled():
 
 def _summary(*rows: tuple[str, int, int]):
     return SUMMARY.from_records(
-        {c: None for c in SUMMARY.columns} | {"variant": v, "refused": k, "calls": n} for v, k, n in rows
+        {c: None for c in SUMMARY.columns} | {"variant": v, "refused": k, "calls": n, "judged": n} for v, k, n in rows
     )
 
 
@@ -60,12 +60,14 @@ def test_the_english_section_is_what_it_was_before_the_translation(bundled):
 
 
 def test_the_public_templates_still_read_as_before():
-    assert SENTENCE == (  # the templates judge.py had before they moved into the catalogue
+    # the templates judge.py had before they moved into the catalogue; {p} is now "p = 0.008" or "p < 0.001"
+    # (never "p = < 0.001"), {note} names calls left out as not judged, and a side without judged calls says why
+    assert SENTENCE == (
         "{a}: {ka} of {na} calls refused ({la}–{ha}%); {b}: {kb} of {nb} ({lb}–{hb}%). "
-        "Difference {d} points (95% interval {lo} to {hi}), Fisher exact p = {p}: {conclusion}"
+        "Difference {d} points (95% interval {lo} to {hi}), Fisher exact {p}: {conclusion}{note}"
     )
     assert NO_CALLS == (
-        "{a}: {ka} of {na} calls refused; {b}: {kb} of {nb}: no calls to compare on {which}; send more samples."
+        "{a}: {ka} of {na} calls refused; {b}: {kb} of {nb}: no judged calls to compare on {which}; {because}"
     )
     assert dict(CONCLUSIONS) == {
         "explained": "the change explains the refusals.",
@@ -95,25 +97,25 @@ def test_the_chinese_sentence_has_the_same_numbers_and_names(case):
     assert Counter(NUMBER.findall(zh)) == Counter(NUMBER.findall(en))  # counts, bounds, difference, 95, p
     assert "x" in zh and "y" in zh and zh != en
     assert _latin_words(zh, ("x", "y")) <= KEPT_LATIN
-    if c["p"] is not None:  # the p-value as the English writes it ("< 0.001" below a thousandth)
-        p = re.search(r"p = (< 0\.001|\d\.\d{3})", en)
-        assert p is not None and f"p = {p.group(1)}" in zh
+    if c["p"] is not None:  # the p-value as the English writes it ("p < 0.001" below a thousandth)
+        p = re.search(r"p < 0\.001|p = \d\.\d{3}", en)
+        assert p is not None and p.group(0) in zh and "= <" not in en
 
 
 def test_no_calls_names_the_side_without_calls_in_both_languages():
     both = compare(_summary(("x", 0, 0), ("y", 0, 0)), "x", "y")["sentence"]
-    assert both == "x: 0 of 0 calls refused; y: 0 of 0: no calls to compare on x and y; send more samples."
-    assert "x 和 y 没有可比较的调用" in both.render("zh-CN")
+    assert both == "x: 0 of 0 calls refused; y: 0 of 0: no judged calls to compare on x and y; send more samples."
+    assert "x 和 y 没有已判定的调用可比较" in both.render("zh-CN")
     one = compare(_summary(("x", 2, 3), ("y", 0, 0)), "x", "y")["sentence"]
-    assert one.endswith("no calls to compare on y; send more samples.")
-    assert "：y 没有可比较的调用" in one.render("zh-CN")
+    assert one.endswith("no judged calls to compare on y; send more samples.")
+    assert "：y 没有已判定的调用可比较" in one.render("zh-CN")
 
 
 def test_the_bundled_sentence_in_chinese(bundled):
     en = bundled.comparison["sentence"]
     zh = render(en, "zh-CN")
     c = bundled.comparison
-    assert zh.startswith(f"{c['a']}：{c['calls_a']} 次调用中 {c['refused_a']} 次被拒")
+    assert zh.startswith(f"{c['a']}：{c['judged_a']} 次调用中 {c['refused_a']} 次被拒")
     assert Counter(NUMBER.findall(zh)) == Counter(NUMBER.findall(en))
     assert zh.endswith(text("experiment.compare.explained", "zh-CN"))
     assert _latin_words(zh, (c["a"], c["b"])) <= KEPT_LATIN

@@ -173,7 +173,7 @@ def test_summary_and_comparison(experiment):
     assert s.at["strict-false", "samples"] == 6 and s.at["strict-false", "answered"] == 5
     assert s.at["strict-absent", "filled_empty"] == 5
     c = compare(summary, "strict-absent", "strict-false")
-    ka, na, kb, nb = c["refused_a"], c["calls_a"], c["refused_b"], c["calls_b"]
+    ka, na, kb, nb = c["refused_a"], c["judged_a"], c["refused_b"], c["judged_b"]
     assert (c["low"], c["high"]) == newcombe(ka, na, kb, nb)
     assert c["p"] == fisher_exact(ka, na, kb, nb)
     assert c["difference"] == ka / na - kb / nb
@@ -185,10 +185,18 @@ def test_summary_and_comparison(experiment):
     )
 
 
-def test_compare_says_when_n_is_too_small(experiment):
+def test_a_true_null_says_what_the_interval_allows_not_that_n_is_too_small(experiment):
+    """0 of 5 against 0 of 5 is no difference seen, not "N is too small": the sentence says how large a
+    difference the interval still allows (Newcombe's bounds for 0/5 against 0/5, -43 to 43 points)."""
     _, _, _, summary = experiment
     c = compare(summary, "prune-schema", "strict-false")
-    assert c["difference"] == 0 and c["p"] == 1.0 and c["sentence"].endswith(CONCLUSIONS["unclear"])
+    assert c["difference"] == 0 and c["p"] == 1.0
+    assert (round(c["low"] * 100), round(c["high"] * 100)) == (-43, 43)
+    assert c["sentence"].endswith(
+        "Fisher exact p = 1.000: no difference seen; the 95% interval still allows a true difference from -43 to 43 "
+        "points."
+    )
+    assert CONCLUSIONS["unclear"] not in c["sentence"]
     with pytest.raises(InputError, match="no variant 'strict-true'"):
         compare(summary, "strict-absent", "strict-true")
 
@@ -196,7 +204,7 @@ def test_compare_says_when_n_is_too_small(experiment):
 def test_compare_needs_both_the_interval_and_the_test():
     """3 of 3 against 0 of 3: Newcombe's interval (0.206 to 1) excludes 0, Fisher's p = 2 / C(6, 3) = 0.1."""
     summary = SUMMARY.from_records(
-        {c: None for c in SUMMARY.columns} | {"variant": name, "calls": 3, "refused": k}
+        {c: None for c in SUMMARY.columns} | {"variant": name, "calls": 3, "judged": 3, "refused": k}
         for name, k in (("a", 3), ("b", 0))
     )
     c = compare(summary, "a", "b")
@@ -206,12 +214,12 @@ def test_compare_needs_both_the_interval_and_the_test():
         f"Fisher exact p = 0.100: {CONCLUSIONS['unclear']}"
     )
     empty = SUMMARY.from_records(
-        {c: None for c in SUMMARY.columns} | {"variant": name, "calls": n, "refused": 0}
+        {c: None for c in SUMMARY.columns} | {"variant": name, "calls": n, "judged": n, "refused": 0}
         for name, n in (("a", 2), ("b", 0))
     )
     assert (
         compare(empty, "a", "b")["sentence"]
-        == "a: 0 of 2 calls refused; b: 0 of 0: no calls to compare on b; send more samples."
+        == "a: 0 of 2 calls refused; b: 0 of 0: no judged calls to compare on b; send more samples."
     )
 
 

@@ -177,9 +177,10 @@ def test_markdown_section_has_what_was_sent_the_changes_the_rates_and_the_verdic
         assert f"| prune-schema | `{row.tool}` | `{row.path}` | `{row.kind}` |" in md
     # one summary row per variant, the rates as "k of n (low–high%)" from the result's own frame
     for r in before.summary.itertuples():
-        accepted = report.experiment_rate(r.accepted, r.calls, r.accepted_low, r.accepted_high)
-        refused = report.experiment_rate(r.refused, r.calls, r.refused_low, r.refused_high)
-        assert f"| {r.variant} | {r.samples} | {r.answered} | {r.errors} | {r.calls} | {accepted} | {refused} |" in md
+        accepted = report.experiment_rate(r.accepted, r.judged, r.accepted_low, r.accepted_high)
+        refused = report.experiment_rate(r.refused, r.judged, r.refused_low, r.refused_high)
+        row = f"| {r.variant} | {r.samples} | {r.answered} | {r.errors} | {r.calls} | {r.judged} | {accepted} | {refused} |"
+        assert row in md
     assert f"- strict-absent: `{_dsh_refusal()}`" in md  # DSH's text verbatim, in code
     assert f"**{before.comparison['sentence']}**" in md
 
@@ -191,7 +192,7 @@ def test_html_section_says_the_same_and_embeds_the_figure(before):
     assert report.EXPERIMENT_TITLE in text and before.comparison["sentence"] in text
     assert _dsh_refusal() in text
     for r in before.summary.itertuples():
-        assert report.experiment_rate(r.refused, r.calls, r.refused_low, r.refused_high) in text
+        assert report.experiment_rate(r.refused, r.judged, r.refused_low, r.refused_high) in text
     assert len(page.images) == 1 and page.images[0].startswith("data:image/png;base64,")
     png = base64.b64decode(page.images[0].split(",", 1)[1])
     assert png.startswith(b"\x89PNG\r\n\x1a\n")

@@ -5,14 +5,18 @@ from __future__ import annotations
 
 from toolkit.analysis.hops import KINDS
 from toolkit.capture.frames import declare, fixed
+from toolkit.layers.execution import NOT_JUDGED
 
-__all__ = ["ANSWERS", "CHANGES", "PLAN", "SUMMARY", "VARIANTS", "VERDICTS"]
+__all__ = ["ANSWERS", "ANSWER_UNFINISHED", "CHANGES", "PLAN", "SUMMARY", "VARIANTS", "VERDICTS"]
 
 #: The variants ``variants.build`` makes: each changes one part of the captured request, nothing else.
 VARIANTS = ("as-captured", "strict-absent", "strict-false", "strict-true", "prune-schema", "no-images")
 
 #: What DSH (the execution layer, in the session's mode) would do with a call.
 VERDICTS = ("accepted", "refused", "not judged")
+#: Why a call is not judged, besides the execution layer's ``NOT_JUDGED``: its answer did not finish
+#: (cut or failed), so DSH would have run none of its calls, whatever their arguments say.
+ANSWER_UNFINISHED = "answer-unfinished"
 
 #: One row per change a variant makes to the captured request, in ``hops.diff``'s vocabulary.
 CHANGES = declare(
@@ -57,10 +61,11 @@ ANSWERS = declare(
         "arguments": object,  # dict as the model sent it (redacted)
         "verdict": fixed(*VERDICTS),
         "rule": "string",  # DSH's refusal text, verbatim; null when accepted or not judged
+        "not_judged": fixed(*NOT_JUDGED, ANSWER_UNFINISHED),  # why the verdict is "not judged"; else null
     },
 )
 
-#: One row per variant; every rate with its 95% Wilson interval.
+#: One row per variant; every rate (over judged calls) with its 95% Wilson interval.
 SUMMARY = declare(
     "experiment.summary",
     {
@@ -68,7 +73,8 @@ SUMMARY = declare(
         "samples": "Int64",  # requests planned
         "answered": "Int64",  # requests that got an HTTP answer
         "errors": "Int64",  # answers that were errors (status >= 400 or a failed terminal)
-        "calls": "Int64",
+        "calls": "Int64",  # every call the model made
+        "judged": "Int64",  # of them accepted or refused: the rates' denominator
         "accepted": "Int64",
         "refused": "Int64",
         "filled_empty": "Int64",  # calls with an optional field filled empty

@@ -6,6 +6,13 @@ retried after the wait the server asks for (``retry-after-ms``, ``retry-after`` 
 HTTP date; capped), each request has a deadline, and requests are spaced by a rate limit. Every
 attempt becomes one line of the toolkit's canonical JSONL shape (``toolkit.sources.jsonl.canonical``),
 headers and bodies redacted and the key replaced, so the experiment is itself a capture.
+
+What is no answer is said so (``Attempt.failure``): a refused connection, a timeout, a 3xx, a 401/403/404,
+a 5xx, a 200 that carries no JSON answer. The run stops at once on the statuses that would be the same for
+every request (``FATAL``) and after ``FAILURES_IN_A_ROW`` others. The key is replaced in what is written
+without breaking its structure (``redact_key``: in JSON and SSE only string values change), so a key that
+happens to equal a common word cannot turn a recorded answer into a different one; the run judges the
+answer as it came (``Attempt.received``) and writes it redacted.
 """
 
 from __future__ import annotations
@@ -13,22 +20,50 @@ from __future__ import annotations
 import base64
 import email.utils
 import http.client
+import ipaddress
 import json
+import math
+import re
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 from toolkit.capture.redact import REDACTED, redact_header, redact_text
 from toolkit.errors import InputError
 
-__all__ = ["MAX_WAIT_S", "Attempt", "Limits", "Sender", "retry_wait", "toolkit_version", "user_agent"]
+__all__ = [
+    "FAILURES_IN_A_ROW",
+    "FATAL",
+    "MAX_WAIT_S",
+    "Attempt",
+    "Limits",
+    "Sender",
+    "is_loopback",
+    "redact_key",
+    "redact_url",
+    "retry_wait",
+    "toolkit_version",
+    "user_agent",
+]
 
 #: The longest wait a 429 can ask for before the next attempt (longer asks are capped).
 MAX_WAIT_S = 60.0
+#: Statuses that say the endpoint or the key is wrong: every further request would get the same, so the
+#: run stops at the first (3xx too: a redirect is never followed).
+FATAL = (401, 403, 404)
+#: Attempts in a row without an answer (no connection, a timeout, a 5xx, a 200 without a JSON answer)
+#: after which the run stops: a broken endpoint is not a result.
+FAILURES_IN_A_ROW = 3
+#: Query parameters whose value is a credential (``?api-key=``, ``?key=``, ``?access_token=``, ``?sig=``).
+_URL_SECRET = re.compile(r"(?i)key|token|secret|passw|sig|auth|credential")
+#: Response headers the reader needs verbatim (the key is never replaced in these: it would misread them).
+_PROTOCOL_HEADERS = frozenset(
+    {"content-type", "content-length", "content-encoding", "transfer-encoding", "connection", "date"}
+)
 
 _READ_CHUNK = 65536
 
@@ -55,10 +90,12 @@ class Limits:
     max_requests: int = 50
 
     def __post_init__(self) -> None:
-        if not self.rate > 0:
-            raise InputError(f"rate {self.rate!r}: requests per second must be more than 0")
-        if not self.timeout > 0:
-            raise InputError(f"timeout {self.timeout!r}: seconds must be more than 0")
+        # finite as well as positive: inf requests per second is no pacing at all, an infinite timeout
+        # no deadline (and an OverflowError in the socket layer), nan compares false with everything
+        if not (math.isfinite(self.rate) and self.rate > 0):
+            raise InputError(f"rate {self.rate!r}: requests per second must be a finite number more than 0")
+        if not (math.isfinite(self.timeout) and self.timeout > 0):
+            raise InputError(f"timeout {self.timeout!r}: seconds must be a finite number more than 0")
         if self.retries < 0:
             raise InputError(f"retries {self.retries!r}: must be 0 or more")
         if self.max_requests < 1:
@@ -67,13 +104,108 @@ class Limits:
 
 @dataclass
 class Attempt:
-    """One request sent and what came back: ``record`` is its canonical JSONL line (redacted)."""
+    """One request sent and what came back: ``record`` is its canonical JSONL line (redacted), ``received``
+    the same line with the answer as it came (judged in memory, never written)."""
 
     record: dict[str, Any]
     status: int | None  # None: no HTTP answer (timeout, refused connection)
     error: str | None  # why no (whole) answer came back: a timeout, a refused connection
     wait: float | None = None  # for a 429: the seconds the server asked for (capped), else None
     headers: list[tuple[str, str]] = field(default_factory=list, repr=False)  # the response's, as received
+    received: dict[str, Any] = field(default_factory=dict, repr=False)
+    failure: str | None = None  # why this is no answer to judge (the endpoint's error text in it), else None
+    fatal: bool = False  # the failure would repeat on every request (3xx, 401, 403, 404)
+    interrupted: bool = False  # Ctrl-C came while the request was in flight
+
+
+def is_loopback(host: str | None) -> bool:
+    """Whether ``host`` is this machine (127.0.0.0/8, ::1, ``localhost``): only there may a key go over http."""
+    if not host:
+        return False
+    if host.lower().rstrip(".") == "localhost" or host.lower().endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def redact_url(url: str | None) -> str | None:
+    """``url`` as it may be written or shown: a ``user:password@`` replaced, and the value of every query
+    parameter that names a credential (``api-key``, ``key``, ``token``, ``sig``, …), then the usual secret
+    patterns. The request itself goes to the URL as given."""
+    if not url:
+        return url
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = f"{REDACTED}@{netloc.rpartition('@')[2]}"
+    query = "&".join(_redact_param(p) for p in parts.query.split("&")) if parts.query else ""
+    return redact_text(urlunsplit(SplitResult(parts.scheme, netloc, parts.path, query, parts.fragment))) or ""
+
+
+def _redact_param(pair: str) -> str:
+    name, eq, value = pair.partition("=")
+    return f"{name}={REDACTED}" if eq and value and _URL_SECRET.search(name) else pair
+
+
+def redact_key(text: str, key: str | None) -> str:
+    """``text`` with ``key`` replaced by ``<redacted>`` without changing what the text says otherwise.
+
+    A plain replace would rewrite JSON itself when the key is a word the wire also uses (``false``,
+    ``command``, ``type``): here, in a JSON text or the ``data:`` lines of an SSE stream only string values
+    change (object keys and event names are the protocol's words and stay); other text is replaced as is.
+    Text without the key comes back unchanged, byte for byte."""
+    if not key or key not in text:
+        return text
+    try:
+        return _dumps(_strings_without(json.loads(text), key))
+    except ValueError:
+        pass
+    if text.lstrip().startswith(("event:", "data:", ":", "id:")):
+        return "\n".join(_sse_line(line, key) for line in text.split("\n"))
+    return text.replace(key, REDACTED)
+
+
+def _sse_line(line: str, key: str) -> str:
+    if not line.startswith("data:") or key not in line:
+        return line
+    payload = line[len("data:") :].lstrip(" ")
+    try:
+        return "data: " + _dumps(_strings_without(json.loads(payload), key))
+    except ValueError:
+        return line.replace(key, REDACTED)
+
+
+def _strings_without(value: Any, key: str) -> Any:
+    if isinstance(value, str):
+        return value.replace(key, REDACTED)
+    if isinstance(value, dict):
+        return {k: _strings_without(v, key) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_strings_without(v, key) for v in value]
+    return value
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def error_text(body: str | None, *, limit: int = 300) -> str:
+    """What an error answer says, for a person: the JSON envelope's ``error.message`` (or ``message``,
+    ``detail``, ``error`` as text) when there is one, else the body's first ``limit`` characters."""
+    text = (body or "").strip()
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        obj = None
+    if isinstance(obj, dict):
+        err = obj.get("error")
+        for found in (err.get("message") if isinstance(err, dict) else err, obj.get("message"), obj.get("detail")):
+            if isinstance(found, str) and found.strip():
+                return found.strip()[:limit]
+    flat = " ".join(text.split())
+    return flat[:limit] + ("…" if len(flat) > limit else "")
 
 
 def retry_wait(headers: list[tuple[str, str]], now: datetime, *, cap: float = MAX_WAIT_S) -> float | None:
@@ -87,13 +219,15 @@ def retry_wait(headers: list[tuple[str, str]], now: datetime, *, cap: float = MA
             wait = float(ms) / 1000.0
         except ValueError:
             wait = None
-        if wait is not None and wait >= 0:
+        if wait is not None and wait >= 0:  # nan is not >= 0: unusable, as text is
             return min(wait, cap)
     after = values.get("retry-after")
     if not after:
         return None
     try:
         wait = float(after)
+        if math.isnan(wait):  # "nan" parses as a float; it asks for nothing usable
+            return None
     except ValueError:
         try:
             when = email.utils.parsedate_to_datetime(after)
@@ -149,18 +283,21 @@ class Sender:
         self.limits = limits
         self.clock, self.sleep, self.now = clock, sleep, now
         self.sent = 0  # attempts made
+        self.in_flight = False  # True while a request is on the wire (the run's Ctrl-C handler reads it)
         self._last_start: float | None = None
 
     # -- what is recorded --
 
     def scrub(self, text: str) -> str:
-        """A string as it may be written: the key replaced wherever it occurs, other secrets redacted."""
-        if self.api_key:
-            text = text.replace(self.api_key, REDACTED)
-        return redact_text(text) or ""
+        """A string as it may be written: the key replaced without changing its structure
+        (``redact_key``), other secrets redacted."""
+        return redact_text(redact_key(text, self.api_key)) or ""
 
     def _headers_for_record(self, pairs: list[tuple[str, str]]) -> list[list[str]]:
-        return [[name, self.scrub(redact_header(name, value) or "")] for name, value in pairs]
+        return [
+            [name, value if name.lower() in _PROTOCOL_HEADERS else self.scrub(redact_header(name, value) or "")]
+            for name, value in pairs
+        ]
 
     def request_headers(self, body: dict[str, Any]) -> list[tuple[str, str]]:
         """Only these headers are sent; never the captured ones (they carry the agent's session and key)."""
@@ -178,15 +315,20 @@ class Sender:
 
     def _pace(self, at_least: float = 0.0) -> None:
         """Wait until the rate limit (and ``at_least`` seconds, for a 429) allow the next attempt."""
-        wait = at_least
+        wait = at_least if math.isfinite(at_least) else 0.0
         if self._last_start is not None:
             wait = max(wait, self._last_start + 1.0 / self.limits.rate - self.clock())
         if wait > 0:
             self.sleep(wait)
 
-    def attempt(self, body: dict[str, Any], *, record_id: str, wait: float = 0.0) -> Attempt:
-        """One POST of ``body``: the answer read whole (a stream until the server closes it)."""
+    def attempt(
+        self, body: dict[str, Any], *, record_id: str, wait: float = 0.0, stop: Callable[[], bool] = lambda: False
+    ) -> Attempt | None:
+        """One POST of ``body``: the answer read whole (a stream until the server closes it). None when
+        ``stop`` says so once the wait is over: nothing is sent after a Ctrl-C, not even a retry."""
         self._pace(wait)
+        if stop():
+            return None
         data = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
         pairs = self.request_headers(body)
         started_wall = self.now()
@@ -196,71 +338,138 @@ class Sender:
         resp_pairs: list[tuple[str, str]] = []
         chunks: list[bytes] = []
         error: str | None = None
+        cut: str | None = None
+        interrupted = False
         deadline = start + self.limits.timeout
         conn_cls = http.client.HTTPSConnection if self.parts.scheme == "https" else http.client.HTTPConnection
-        conn = conn_cls(self.host, self.parts.port, timeout=self.limits.timeout)
         path = self.parts.path or "/"
         if self.parts.query:
             path += "?" + self.parts.query
+        self.in_flight = True  # a second Ctrl-C now ends this request (and it is recorded as interrupted)
         try:
-            conn.putrequest("POST", path, skip_accept_encoding=True)  # identity: the body as the wire carries it
-            encoded = data.encode("utf-8")
-            for name, value in pairs:
-                conn.putheader(name, value)
-            conn.putheader("content-length", str(len(encoded)))
-            conn.endheaders(encoded)
-            resp = conn.getresponse()
-            status, resp_pairs = resp.status, list(resp.getheaders())
-            while True:
-                left = deadline - self.clock()
-                if left <= 0:
-                    raise TimeoutError
-                if conn.sock is not None:  # the whole answer shares one deadline, not each read
-                    conn.sock.settimeout(left)
-                chunk = resp.read1(_READ_CHUNK)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-        except TimeoutError:  # socket.timeout is TimeoutError
-            error = f"timed out after {self.limits.timeout:g} s" + (" reading the answer" if status else "")
-        except http.client.IncompleteRead as exc:
-            chunks.append(bytes(exc.partial))  # the part that came: a cut answer is evidence too
-        except (OSError, http.client.HTTPException) as exc:
-            error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            conn = conn_cls(self.host, self.parts.port, timeout=self.limits.timeout)
+            try:
+                conn.putrequest("POST", path, skip_accept_encoding=True)  # identity: the body as the wire carries it
+                encoded = data.encode("utf-8")
+                for name, value in pairs:
+                    conn.putheader(name, value)
+                conn.putheader("content-length", str(len(encoded)))
+                conn.endheaders(encoded)
+                resp = conn.getresponse()
+                status, resp_pairs = resp.status, list(resp.getheaders())
+                while True:
+                    left = deadline - self.clock()
+                    if left <= 0:
+                        raise TimeoutError
+                    if conn.sock is not None:  # the whole answer shares one deadline, not each read
+                        conn.sock.settimeout(left)
+                    chunk = resp.read1(_READ_CHUNK)
+                    if not chunk:
+                        break
+                    chunks.append(chunk)
+            except TimeoutError:  # socket.timeout is TimeoutError
+                error = f"timed out after {self.limits.timeout:g} s" + (" reading the answer" if status else "")
+            except http.client.IncompleteRead as exc:
+                chunks.append(bytes(exc.partial))  # the part that came: a cut answer is evidence too
+                got = sum(len(c) for c in chunks)
+                cut = f"the answer was cut after {got} of {got + (exc.expected or 0)} bytes"
+            except (OSError, http.client.HTTPException) as exc:
+                error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            finally:
+                conn.close()
+        except KeyboardInterrupt:  # the second Ctrl-C: what came so far is recorded, then the run stops
+            interrupted = True
+            error = "interrupted (Ctrl-C) before the answer was read whole"
         finally:
-            conn.close()
+            self.in_flight = False
         raw = b"".join(chunks)
         duration_ms = round((self.clock() - start) * 1000.0, 1)
-        record: dict[str, Any] = {
+        received: dict[str, Any] = {
             "id": record_id,
             "started_at": _iso(started_wall),
             "duration_ms": duration_ms,
             "request": {
                 "method": "POST",
-                "url": self.url,
-                "headers": self._headers_for_record(pairs + [("content-length", str(len(data.encode("utf-8"))))]),
-                "body": self.scrub(data),
+                "url": redact_url(self.url),
+                "headers": [[n, redact_header(n, v) or ""] for n, v in pairs]
+                + [["content-length", str(len(data.encode("utf-8")))]],
+                "body": data,
             },
         }
+        text: str | None = None
         if error is not None and status is None:
             # status 0 is how the canonical reader is told no answer came (problem `no-response`)
-            record["response"] = {"status": 0, "headers": [], "body": None}
-            record["error"] = self.scrub(error)
+            received["response"] = {"status": 0, "headers": [], "body": None}
+            received["error"] = error
         else:
-            response: dict[str, Any] = {"status": status, "headers": self._headers_for_record(resp_pairs)}
+            response: dict[str, Any] = {"status": status, "headers": [list(p) for p in resp_pairs]}
             coding = next((v for n, v in resp_pairs if n.lower() == "content-encoding"), "")
             try:
                 if coding and coding.lower() != "identity":
                     raise UnicodeDecodeError("utf-8", raw, 0, 0, "content-encoded")
-                response["body"] = self.scrub(raw.decode("utf-8"))
+                text = raw.decode("utf-8")
+                response["body"] = text
             except UnicodeDecodeError:
                 response["body"] = base64.b64encode(raw).decode("ascii")
                 response["body_encoding"] = "base64"
-            record["response"] = response
+            received["response"] = response
             if error is not None:  # an answer began and then failed (e.g. timed out mid-stream)
-                record["error"] = self.scrub(error)
+                received["error"] = error
+        record = self._redacted(received)
+        failure, fatal = self._failure(status, error, cut, text, resp_pairs, body.get("stream") is True)
         wait_s = retry_wait(resp_pairs, self.now()) if status == 429 else None
-        return Attempt(record, status, error, wait_s, resp_pairs)
+        return Attempt(
+            record,
+            status,
+            error,
+            wait_s,
+            resp_pairs,
+            received=received,
+            failure=None if failure is None else self.scrub(failure),
+            fatal=fatal,
+            interrupted=interrupted,
+        )
+
+    def _redacted(self, received: dict[str, Any]) -> dict[str, Any]:
+        """The line as written: every string redacted, the key replaced (``redact_key``) in bodies and headers."""
+        out = json.loads(json.dumps(received))
+        req, resp = out["request"], out["response"]
+        req["headers"] = self._headers_for_record([(n, v) for n, v in req["headers"]])
+        req["body"] = self.scrub(req["body"])
+        resp["headers"] = self._headers_for_record([(n, v) for n, v in resp["headers"]])
+        if isinstance(resp.get("body"), str) and resp.get("body_encoding") != "base64":
+            resp["body"] = self.scrub(resp["body"])
+        if "error" in out:
+            out["error"] = self.scrub(out["error"])
+        return out
+
+    def _failure(
+        self,
+        status: int | None,
+        error: str | None,
+        cut: str | None,
+        text: str | None,
+        headers: list[tuple[str, str]],
+        stream: bool,
+    ) -> tuple[str | None, bool]:
+        """(why this attempt is no answer to judge, whether every request would get the same), or (None, False)."""
+        if status is None:
+            return error or "no answer", False
+        said = error_text(text)
+        if 300 <= status < 400:
+            where = next((v for n, v in headers if n.lower() == "location"), "")
+            to = f" to {redact_url(where)}" if where else ""
+            return f"HTTP {status}{to}: a redirect is not an answer (redirects are never followed)", True
+        if status in FATAL or status >= 500:
+            return f"HTTP {status}" + (f": {said}" if said else ""), status in FATAL
+        if 200 <= status < 300 and error is None:
+            kind = next((v for n, v in headers if n.lower() == "content-type"), "").lower()
+            if cut:
+                return cut, False
+            if not _is_json_answer(text, kind, stream):
+                shown = f" ({kind})" if kind else ""
+                return f"HTTP {status} without a JSON answer{shown}" + (f": {said}" if said else ""), False
+        return None, False
 
     def send(
         self,
@@ -268,14 +477,39 @@ class Sender:
         *,
         record_id: str,
         may_retry: Callable[[], bool] = lambda: True,
+        stop: Callable[[], bool] = lambda: False,
     ) -> list[Attempt]:
         """``body`` sent until it is answered with something other than 429, or the retries (or
-        ``may_retry``: the run's budget) run out. Every attempt is returned, in order."""
-        attempts = [self.attempt(body, record_id=f"{record_id}-a1")]
+        ``may_retry``: the run's budget) run out. Every attempt is returned, in order; none is made once
+        ``stop`` is true (checked after each wait, right before sending), and none after an interrupted one."""
+        first = self.attempt(body, record_id=f"{record_id}-a1", stop=stop)
+        if first is None:
+            return []
+        attempts = [first]
         backoff = 1.0
-        while attempts[-1].status == 429 and len(attempts) <= self.limits.retries and may_retry():
+        while (
+            attempts[-1].status == 429
+            and not attempts[-1].interrupted
+            and len(attempts) <= self.limits.retries
+            and may_retry()
+        ):
             asked = attempts[-1].wait
             wait = asked if asked is not None else min(backoff, MAX_WAIT_S)
             backoff *= 2
-            attempts.append(self.attempt(body, record_id=f"{record_id}-a{len(attempts) + 1}", wait=wait))
+            nxt = self.attempt(body, record_id=f"{record_id}-a{len(attempts) + 1}", wait=wait, stop=stop)
+            if nxt is None:
+                break
+            attempts.append(nxt)
         return attempts
+
+
+def _is_json_answer(text: str | None, content_type: str, stream: bool) -> bool:
+    """Whether a 2xx body is an answer the toolkit reads: a JSON object, or (for a stream) an SSE body."""
+    if text is None:
+        return False
+    if stream and ("event-stream" in content_type or text.lstrip().startswith(("event:", "data:", ":"))):
+        return True
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False

@@ -1,7 +1,8 @@
 """Intervals and a test for small counts: an experiment sends a handful of requests per variant, so the
 rates come with Wilson score intervals, a difference with Newcombe's hybrid score interval, and the
-question "could chance alone give this split?" with Fisher's exact test. Pure Python (``math.comb``),
-no SciPy.
+question "could chance alone give this split?" with Fisher's exact test. Pure Python, no SciPy; Fisher's
+test in log space, so 10,000 calls per arm take milliseconds rather than the minute exact big-integer
+binomials took.
 """
 
 from __future__ import annotations
@@ -59,15 +60,37 @@ def newcombe(k1: int, n1: int, k2: int, n2: int, z: float = Z95) -> tuple[float,
 def fisher_exact(k1: int, n1: int, k2: int, n2: int) -> float:
     """Two-sided Fisher exact p for k1 of n1 against k2 of n2: the probability, with the margins fixed, of
     every table no more likely than the one observed (relative tolerance 1e-7, as R's ``fisher.test``).
-    Computed on whole numbers, so it is exact. ``nan`` when either side has no trials."""
+    ``nan`` when either side has no trials.
+
+    Why in log space: the hypergeometric weights are huge integers (``math.comb`` at 10,000 per arm took
+    over a minute). Each weight is taken relative to the most likely table, walking outwards one table at
+    a time by the ratio of neighbouring weights, its logarithm summed with Neumaier's compensation, and
+    the weights are added by ``math.fsum``. That keeps about 1e-15 relative error on small tables (the
+    exact rational value is the test's oracle) and is linear in the table's range."""
     _check(k1, n1, "fisher_exact")
     _check(k2, n2, "fisher_exact")
     if n1 == 0 or n2 == 0:
         return math.nan
     total = k1 + k2
     lo, hi = max(0, total - n2), min(n1, total)
-    weights = {x: math.comb(n1, x) * math.comb(n2, total - x) for x in range(lo, hi + 1)}
-    observed = weights[k1]
-    # w <= observed * (1 + 1e-7), in integers
-    extreme = sum(w for w in weights.values() if w * 10_000_000 <= observed * 10_000_001)
-    return min(1.0, extreme / math.comb(n1 + n2, total))
+    if lo == hi:
+        return 1.0
+
+    def up(x: int) -> float:  # log w(x) - log w(x - 1), w(x) = C(n1, x) C(n2, total - x)
+        return math.log((n1 - x + 1) * (total - x + 1) / (x * (n2 - total + x)))
+
+    mode = min(hi, max(lo, (total + 1) * (n1 + 1) // (n1 + n2 + 2)))
+    log_w = {mode: 0.0}
+    for direction in (1, -1):
+        acc = carry = 0.0
+        x = mode
+        while lo <= x + direction <= hi:
+            term = up(x + 1) if direction == 1 else -up(x)
+            x += direction
+            total_acc = acc + term
+            carry += (acc - total_acc) + term if abs(acc) >= abs(term) else (term - total_acc) + acc
+            acc = total_acc
+            log_w[x] = acc + carry
+    bound = log_w[k1] + math.log1p(1e-7)
+    extreme = math.fsum(math.exp(v) for v in log_w.values() if v <= bound)
+    return min(1.0, extreme / math.fsum(math.exp(v) for v in log_w.values()))

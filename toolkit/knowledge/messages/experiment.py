@@ -18,10 +18,18 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh-CN": "JSON 报告没有实验部分：请使用 --format markdown 或 html",
     },
     "experiment.counted": {
-        "en": "Accepted and refused count the calls the model made, judged by DSH's own rules (the execution layer, "
-        "in the session's mode); in brackets the 95% Wilson interval.",
-        "zh-CN": "“接受”和“拒绝”统计的是模型发出的工具调用，按 DSH 自身的规则判定（执行层，使用会话的沙箱模式）；"
-        "括号内为 95% Wilson 区间。",
+        "en": "Accepted and refused count the calls the model made that could be judged, by DSH's own rules (the "
+        "execution layer, in the session's mode); a call that could not be judged is left out of the rates. In "
+        "brackets the 95% Wilson interval.",
+        "zh-CN": "“接受”和“拒绝”统计的是模型发出、且能够判定的工具调用，按 DSH 自身的规则判定（执行层，使用会话的沙箱模式）；"
+        "无法判定的调用不计入比率。括号内为 95% Wilson 区间。",
+    },
+    "experiment.assumptions": {
+        "en": "Each call is judged as if the user approved its escalation once (allowed-once), and every call "
+        "counts as one trial, calls within one answer too (treated as independent). The change is said to explain "
+        "the refusals only when the 95% interval of the difference excludes 0 and Fisher's p < 0.05.",
+        "zh-CN": "每次调用都按用户已批准一次其权限升级（allowed-once）来判定；每次调用算作一次试验，同一应答中的多次调用也"
+        "各算一次（视为相互独立）。只有当差值的 95% 区间不含 0 且 Fisher 检验 p < 0.05 时，才说拒绝可归因于这一改动。",
     },
     "experiment.rate": {"en": "{k} of {n}", "zh-CN": "{n} 次中 {k} 次"},
     "experiment.rate_interval": {"en": "{k} of {n} ({low}–{high}%)", "zh-CN": "{n} 次中 {k} 次（{low}–{high}%）"},
@@ -73,13 +81,14 @@ MESSAGES: dict[str, dict[str, str]] = {
     "experiment.col.calls": {"en": "calls", "zh-CN": "调用"},
     "experiment.col.accepted": {"en": "accepted", "zh-CN": "接受"},
     "experiment.col.refused": {"en": "refused", "zh-CN": "拒绝"},
+    "experiment.col.judged": {"en": "judged", "zh-CN": "已判定"},
     "experiment.col.filled empty": {"en": "filled empty", "zh-CN": "填空值"},
     # compare's sentence (judge.compare): the numbers and variant names are parameters, never translated
     "experiment.compare.sentence": {
         "en": "{a}: {ka} of {na} calls refused ({la}–{ha}%); {b}: {kb} of {nb} ({lb}–{hb}%). "
-        "Difference {d} points (95% interval {lo} to {hi}), Fisher exact p = {p}: {conclusion}",
+        "Difference {d} points (95% interval {lo} to {hi}), Fisher exact {p}: {conclusion}{note}",
         "zh-CN": "{a}：{na} 次调用中 {ka} 次被拒（{la}–{ha}%）；{b}：{nb} 次中 {kb} 次（{lb}–{hb}%）。"
-        "差值 {d} 个百分点（95% 区间 {lo} 至 {hi}），Fisher 精确检验 p = {p}：{conclusion}",
+        "差值 {d} 个百分点（95% 区间 {lo} 至 {hi}），Fisher 精确检验 {p}：{conclusion}{note}",
     },
     "experiment.compare.explained": {
         "en": "the change explains the refusals.",
@@ -89,11 +98,61 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "N is too small to tell these apart; send more samples.",
         "zh-CN": "样本量 N 太小，无法区分二者；请增加样本。",
     },
-    "experiment.compare.no_calls": {
-        "en": "{a}: {ka} of {na} calls refused; {b}: {kb} of {nb}: no calls to compare on {which}; send more samples.",
-        "zh-CN": "{a}：{na} 次调用中 {ka} 次被拒；{b}：{nb} 次中 {kb} 次：{which} 没有可比较的调用；请增加样本。",
+    "experiment.compare.no_difference": {
+        "en": "no difference seen; the 95% interval still allows a true difference from {lo} to {hi} points.",
+        "zh-CN": "未见差异；95% 区间仍容许 {lo} 至 {hi} 个百分点的真实差异。",
     },
+    "experiment.compare.left_out": {
+        "en": " Calls not judged, left out of the rates: {a} {ua}, {b} {ub}.",
+        "zh-CN": "未判定、未计入比率的调用：{a} {ua} 次，{b} {ub} 次。",
+    },
+    "experiment.compare.no_calls": {
+        "en": "{a}: {ka} of {na} calls refused; {b}: {kb} of {nb}: no judged calls to compare on {which}; {because}",
+        "zh-CN": "{a}：{na} 次调用中 {ka} 次被拒；{b}：{nb} 次中 {kb} 次：{which} 没有已判定的调用可比较；{because}",
+    },
+    "experiment.compare.send_more": {"en": "send more samples.", "zh-CN": "请增加样本。"},
+    "experiment.compare.because": {"en": "{why}.", "zh-CN": "{why}。"},
     "experiment.compare.both": {"en": "{a} and {b}", "zh-CN": "{a} 和 {b}"},
+    "experiment.nothing.no_request": {"en": "no request was sent", "zh-CN": "没有发送任何请求"},
+    "experiment.nothing.no_answer": {"en": "no request was answered ({error})", "zh-CN": "没有请求得到应答（{error}）"},
+    "experiment.nothing.all_errors": {
+        "en": "every answer was an error ({error})",
+        "zh-CN": "每个应答都是错误（{error}）",
+    },
+    "experiment.nothing.no_calls": {"en": "the model made no call", "zh-CN": "模型没有发出任何调用"},
+    "experiment.nothing.not_judged": {
+        "en": "no call could be judged: {reasons}",
+        "zh-CN": "没有可判定的调用：{reasons}",
+    },
+    "experiment.nothing.reason": {"en": "{n} × {why}", "zh-CN": "{n} 次{why}"},
+    "experiment.not_judged.answer-unfinished": {
+        "en": "answer cut or failed before it finished",
+        "zh-CN": "应答在完成前被截断或失败",
+    },
+    "experiment.stopped.in_a_row": {
+        "en": "{n} requests in a row without an answer; the last: {last}",
+        "zh-CN": "连续 {n} 个请求没有得到应答；最后一个：{last}",
+    },
+    "experiment.stopped": {
+        "en": "Stopped early: {why}",
+        "zh-CN": "提前停止：{why}",
+    },
+    "experiment.inconclusive": {
+        "en": "Inconclusive: nothing could be judged to compare.",
+        "zh-CN": "无定论：没有可判定、可比较的调用。",
+    },
+    "experiment.notice.not_loopback": {
+        "en": "{host} is not this machine: the requests leave it",
+        "zh-CN": "{host} 不是本机：请求会离开本机",
+    },
+    "experiment.notice.stopping": {
+        "en": "stopping after the current request (Ctrl-C again to end it now)",
+        "zh-CN": "将在当前请求结束后停止（再按一次 Ctrl-C 立即结束该请求）",
+    },
+    "experiment.notice.finishing": {
+        "en": "writing the record of what was sent; a moment",
+        "zh-CN": "正在写入已发送内容的记录，请稍候",
+    },
     "experiment.notice.other_host": {
         "en": "sending to {target}, not the captured host {captured}",
         "zh-CN": "发送到 {target}，而不是抓包中的主机 {captured}",

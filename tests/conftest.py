@@ -13,8 +13,13 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 REPO = Path(__file__).resolve().parents[1]
+# No test may depend on how fast the machine runs (the suite must pass with every core busy): hypothesis's
+# per-example deadline (200 ms by default) is off everywhere, as most property tests already set it.
+settings.register_profile("no-deadline", deadline=None)
+settings.load_profile("no-deadline")
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 DSH_SESSIONS_ENV = "AGENT_CONTRACT_DSH_SESSIONS"
 #: ``verify``'s inputs for the recorded run before the fix (relative to the repository), as ``make demo`` passes

@@ -22,10 +22,13 @@ import pandas as pd
 from toolkit.analysis import hops
 from toolkit.capture import Capture, load_captures
 from toolkit.capture.frames import declare, fixed
+from toolkit.errors import InputError
 from toolkit.knowledge import dsh_images
 from toolkit.knowledge.dsh_runtime import ERROR_PREFIX
-from toolkit.knowledge.messages import MESSAGES, Joined, Message
+from toolkit.knowledge.messages import MESSAGES, Joined, Message, counted
+from toolkit.knowledge.messages.surface import option
 from toolkit.layers import LAYERS
+from toolkit.layers.attribution import attribute_capture
 from toolkit.layers.config import Settings, load_settings
 
 QUESTIONS = (
@@ -165,11 +168,17 @@ def _strict_rows(ev: _Evidence, tool: str) -> list[dict]:
     first = ev.hops[0] if ev.hops else None
     t = _first_tool(first, tool) if first is not None else None
     model_row = _route_and_model(ev, first)
-    # 1 who defined it: pi-ai writes (or omits) the key from the route's resolved supportsStrictMode
+    # 1 who defined it: pi-ai writes (or omits) the key from the route's resolved supportsStrictMode, if
+    # the sender is pi-ai; a client the evidence does not identify is said to be unidentified
     if t is not None:
         where = f"{_where(first, t['exchange_id'])} $.tools[{t['position']}].strict"
         state = str(t["strict_state"])
-        if model_row is not None:
+        assert first is not None  # t comes from it
+        unidentified = _unidentified(ev, first, str(t["exchange_id"]), state, model_row is not None)
+        if unidentified is not None:
+            answer, hint = unidentified
+            rows.append(_row(f, QUESTIONS[0], answer, None, "serialization", False, [where, hint]))
+        elif model_row is not None:
             assert ev.settings is not None  # a model row comes from the settings
             yaml = Message(
                 "provenance.where.route_line",
@@ -198,7 +207,7 @@ def _strict_rows(ev: _Evidence, tool: str) -> list[dict]:
                     "pi-ai",
                     "serialization",
                     False,
-                    [where, Message("provenance.hint.pass_settings")],
+                    [where, Message("provenance.hint.pass_settings", option=option("settings"))],
                 )
             )
     else:
@@ -218,6 +227,53 @@ def _strict_rows(ev: _Evidence, tool: str) -> list[dict]:
     # 3 who interpreted strict
     rows.append(_interpreted_row(ev, tool, f))
     return rows
+
+
+def _unidentified(
+    ev: _Evidence, cap: Capture, exchange_id: str, state: str, in_settings: bool
+) -> tuple[Message, Message] | None:
+    """(answer, hint) when the evidence does not establish that pi-ai sent the tools of
+    ``exchange_id``, else None. pi-ai is established when a pi-ai profile reproduces them
+    (``toolkit.layers.attribution``) and nothing else does, or when the settings route the request's model
+    or a DSH session log holds the same calls (DSH sends through pi-ai); a profile that only comes
+    closest is named as the closest, never as the sender."""
+    try:
+        found = attribute_capture(cap, exchange_id)
+    except InputError:  # no tools to attribute: the row says what the wire shows
+        return None
+    matches = found[found["match"].fillna(False).astype(bool)]
+    if matches.empty:
+        best = found.iloc[0] if len(found) else None
+        if best is None:
+            return Message("provenance.answer.sender_no_profile", state=state), Message("provenance.hint.sender")
+        closest = Message(
+            "provenance.closest",
+            name=best["name"],
+            version=best["version"],
+            options=best["options"],
+            exact=best["exact"],
+            tools=best["tools"],
+        )
+        return Message("provenance.answer.sender_unidentified", state=state, closest=closest), Message(
+            "provenance.hint.sender"
+        )
+    adapters_matched = set(matches["adapter"].astype(str))
+    if "pi-ai" not in adapters_matched:
+        return Message("provenance.answer.sender_other", state=state, verdict=found.attrs["verdict"]), Message(
+            "provenance.hint.sender"
+        )
+    if adapters_matched == {"pi-ai"} or in_settings or _same_calls(cap, exchange_id, ev.sessions):
+        return None
+    return Message("provenance.answer.sender_tied", state=state, verdict=found.attrs["verdict"]), Message(
+        "provenance.hint.sender_tied", option=option("settings")
+    )
+
+
+def _same_calls(cap: Capture, exchange_id: str, sessions: list[Capture]) -> bool:
+    """Whether a DSH session log holds a call the exchange's response made: the two recorded one run."""
+    ids = set(cap.calls.loc[cap.calls["exchange_id"] == exchange_id, "call_id"].dropna().astype(str))
+    ids = ids or set(cap.calls["call_id"].dropna().astype(str))
+    return any(ids & set(s.calls["call_id"].dropna().astype(str)) for s in sessions)
 
 
 def _route_line(ev: _Evidence, model_row) -> str:
@@ -452,7 +508,9 @@ def _defined_row(ev: _Evidence, tool: str, fieldname: str, f: str) -> dict:
                 False,
                 [
                     f"{_where(cap, t['exchange_id'])} $.tools[{t['position']}].parameters.properties.{fieldname}",
-                    Message("provenance.hint.session_request_header"),
+                    _session_hint(
+                        ev, "provenance.hint.session_request_header", "provenance.hint.session_no_header", tool
+                    ),
                 ],
             )
     return _row(
@@ -485,7 +543,7 @@ def _field_rows(ev: _Evidence, tool: str, fieldname: str) -> list[dict]:
         sent = _listed(
             [
                 Message(
-                    "provenance.sent.many" if len(ids) > 1 else "provenance.sent.one",
+                    counted("provenance.sent.many", len(ids)),
                     field=fieldname,
                     value=v,
                     n=len(ids),
@@ -516,6 +574,15 @@ def _field_rows(ev: _Evidence, tool: str, fieldname: str) -> list[dict]:
     return rows
 
 
+def _session_hint(ev: _Evidence, without: str, given: str, tool: str | None = None) -> Message:
+    """What would settle a question: a DSH session log (``without``) when none was given; when one was,
+    why it does not (``given``: what it lacks), never the advice to give what was given."""
+    if not ev.sessions:
+        return Message(without)
+    src = ", ".join(_src(cap) for cap in ev.sessions)
+    return Message(given, src=src, tool=tool) if tool is not None else Message(given, src=src)
+
+
 def _validated_row(ev: _Evidence, tool: str, f: str) -> dict:
     for cap in ev.sessions:
         res = cap.tool_results[cap.tool_results["is_error"].fillna(False).astype(bool)]
@@ -534,6 +601,15 @@ def _validated_row(ev: _Evidence, tool: str, f: str) -> dict:
                 True,
                 [where + " tool/result"],
             )
+    for cap in ev.sessions:  # no refusal: DSH ran every call whose result it logged
+        calls = set(cap.calls.loc[cap.calls["name"] == tool, "call_id"])
+        res = cap.tool_results[cap.tool_results["call_id"].isin(calls)]
+        if len(res):
+            ev_rows = cap.events[cap.events["type"] == "tool/result"]
+            where = f"{_src(cap)} {ev_rows.iloc[0]['location']}" if len(ev_rows) else _src(cap)
+            n = res["call_id"].nunique()
+            answer = Message(counted("provenance.answer.dsh_ran", n), n=n)
+            return _row(f, QUESTIONS[4], answer, "DSH", "execution", True, [where + " tool/result"])
     for cap in ev.hops:
         parts = cap.input_parts  # in the order first sent: out's first row is the earliest output
         out = parts[
@@ -551,7 +627,9 @@ def _validated_row(ev: _Evidence, tool: str, f: str) -> dict:
                 False,
                 [
                     f"{_where(cap, out.iloc[0]['first_exchange_id'])} function_call_output {out.iloc[0]['call_id']}",
-                    Message("provenance.hint.session_who_validated"),
+                    _session_hint(
+                        ev, "provenance.hint.session_who_validated", "provenance.hint.session_no_result", tool
+                    ),
                 ],
             )
     return _row(
@@ -561,8 +639,13 @@ def _validated_row(ev: _Evidence, tool: str, f: str) -> dict:
         None,
         "execution",
         False,
-        [Message("provenance.hint.session")],
+        [_session_hint(ev, "provenance.hint.session", _no_call_or_result(ev, tool), tool)],
     )
+
+
+def _no_call_or_result(ev: _Evidence, tool: str) -> str:
+    called = any((cap.calls["name"] == tool).any() for cap in ev.sessions)
+    return "provenance.hint.session_no_result" if called else "provenance.hint.session_no_call"
 
 
 def _permission_row(ev: _Evidence, f: str) -> dict:
@@ -598,17 +681,17 @@ def _permission_row(ev: _Evidence, f: str) -> dict:
             False,
             [
                 Message("provenance.where.file_line", file=ev.settings.source, line=dp.get("line", "?")),
-                Message("provenance.hint.session_sandbox_mode"),
+                _session_hint(ev, "provenance.hint.session_sandbox_mode", "provenance.hint.session_no_mode"),
             ],
         )
     return _row(
         f,
         QUESTIONS[5],
-        Message("provenance.answer.no_session_no_settings"),
+        Message("provenance.answer.no_session_no_settings" if not ev.sessions else "provenance.answer.no_mode"),
         None,
         "execution",
         False,
-        [Message("provenance.hint.session_sandbox_mode")],
+        [_session_hint(ev, "provenance.hint.session_sandbox_mode", "provenance.hint.session_no_mode")],
     )
 
 
@@ -706,7 +789,7 @@ def _image_rows(ev: _Evidence, model: str) -> list[dict]:
                 _row(
                     f,
                     QUESTIONS[4],
-                    Message("provenance.answer.images_sent", n=len(sent)),
+                    Message(counted("provenance.answer.images_sent", len(sent)), n=len(sent)),
                     "pi-ai",
                     "capability",
                     True,

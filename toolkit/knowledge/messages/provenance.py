@@ -48,7 +48,37 @@ MESSAGES.update(
             "en": "{file} {path} (route line {line})",
             "zh-CN": "{file} {path}（路由在第 {line} 行）",
         },
-        "provenance.hint.pass_settings": {"en": "pass settings= to settle it", "zh-CN": "传入 settings= 即可定论"},
+        # {option}: toolkit.knowledge.messages.surface.option, spelled for the surface (settings= or --settings)
+        "provenance.hint.pass_settings": {"en": "pass {option} to settle it", "zh-CN": "传入 {option} 即可定论"},
+        # who sent the tools, when toolkit.layers.attribution does not establish pi-ai
+        "provenance.answer.sender_unidentified": {
+            "en": "an unidentified client sent strict {state}: no modelled profile reproduces its tools; {closest}",
+            "zh-CN": "一个未识别的客户端发送了 strict {state}：没有任何已建模的客户端能复现其工具；{closest}",
+        },
+        "provenance.closest": {
+            "en": "closest (not a match): {name} {version} with {options}, {exact} of {tools} tools exact",
+            "zh-CN": "最接近的（并不匹配）：{name} {version}，选项 {options}，{tools} 个工具中有 {exact} 个完全一致",
+        },
+        "provenance.answer.sender_no_profile": {
+            "en": "an unidentified client sent strict {state}: no modelled adapter sends this api",
+            "zh-CN": "一个未识别的客户端发送了 strict {state}：已建模的适配器都不发送这种接口",
+        },
+        "provenance.answer.sender_other": {
+            "en": "strict {state} was sent by a client other than pi-ai: {verdict}",
+            "zh-CN": "strict {state} 由 pi-ai 之外的客户端发送：{verdict}",
+        },
+        "provenance.answer.sender_tied": {
+            "en": "strict {state} was sent by one of the clients these tools cannot tell apart: {verdict}",
+            "zh-CN": "strict {state} 由这些工具无法区分的几个客户端之一发送：{verdict}",
+        },
+        "provenance.hint.sender": {
+            "en": "the client's name and version (its `user-agent` header, or the agent's own log) would settle it",
+            "zh-CN": "客户端的名称和版本（其 `user-agent` 请求头，或智能体自己的日志）即可定论",
+        },
+        "provenance.hint.sender_tied": {
+            "en": "the settings that route this model ({option}) or a DSH session log of the same run would settle it",
+            "zh-CN": "为该模型配置路由的配置文件（{option}）或同一次运行的 DSH 会话日志即可定论",
+        },
         "provenance.hint.capture_pi_ai_gateway": {
             "en": "a capture between pi-ai and the gateway would settle it",
             "zh-CN": "在 pi-ai 与网关之间抓包即可定论",
@@ -146,7 +176,7 @@ MESSAGES.update(
         },
         # who filled the value
         "provenance.answer.model_sent": {"en": "the model sent {sent}", "zh-CN": "模型发送了 {sent}"},
-        "provenance.sent.one": {"en": "{field}={value} ({n} call)", "zh-CN": "{field}={value}（{n} 次调用）"},
+        "provenance.sent.many_one": {"en": "{field}={value} ({n} call)", "zh-CN": "{field}={value}（{n} 次调用）"},
         "provenance.sent.many": {"en": "{field}={value} ({n} calls)", "zh-CN": "{field}={value}（{n} 次调用）"},
         "provenance.where.call_arguments": {
             "en": "{where} call {call_id} arguments.{field}",
@@ -170,6 +200,35 @@ MESSAGES.update(
             "zh-CN": "未知：这些调用没有工具结果",
         },
         "provenance.hint.session": {"en": "a DSH session log would settle it", "zh-CN": "有 DSH 会话日志即可定论"},
+        # a DSH session log was given and cannot settle the question: what it lacks
+        "provenance.answer.dsh_ran": {
+            "en": "DSH ran the calls: the session log records {n} tool results, none an error",
+            "zh-CN": "DSH 执行了这些调用：会话日志记录了 {n} 个工具结果，均无错误",
+        },
+        "provenance.answer.dsh_ran_one": {
+            "en": "DSH ran the call: the session log records its tool result, not an error",
+            "zh-CN": "DSH 执行了该调用：会话日志记录了其工具结果，没有错误",
+        },
+        "provenance.hint.session_no_call": {
+            "en": "the DSH session log given ({src}) holds no call of {tool}: nothing to validate",
+            "zh-CN": "所给的 DSH 会话日志（{src}）中没有 {tool} 的调用：无从校验",
+        },
+        "provenance.hint.session_no_result": {
+            "en": "the DSH session log given ({src}) records no tool result for the calls of {tool}",
+            "zh-CN": "所给的 DSH 会话日志（{src}）没有记录 {tool} 调用的工具结果",
+        },
+        "provenance.hint.session_no_header": {
+            "en": "the DSH session log given ({src}) has no request/header listing {tool}",
+            "zh-CN": "所给的 DSH 会话日志（{src}）中没有列出 {tool} 的 request/header",
+        },
+        "provenance.hint.session_no_mode": {
+            "en": "the DSH session log given ({src}) has no `permission/preset` or `sandbox/mode` event",
+            "zh-CN": "所给的 DSH 会话日志（{src}）中没有 `permission/preset` 或 `sandbox/mode` 事件",
+        },
+        "provenance.answer.no_mode": {
+            "en": "unknown: the DSH session log records no mode and no settings were given",
+            "zh-CN": "未知：DSH 会话日志没有记录沙箱模式，也未提供配置",
+        },
         # who owns the real permission state
         "provenance.answer.session_mode": {
             "en": "the DSH session: mode {mode}, set by its permission preset",
@@ -220,6 +279,10 @@ MESSAGES.update(
         },
         "provenance.answer.images_sent": {
             "en": "images went on the wire ({n} parts)",
+            "zh-CN": "图片已发到线上（{n} 个部分）",
+        },
+        "provenance.answer.images_sent_one": {
+            "en": "images went on the wire ({n} part)",
             "zh-CN": "图片已发到线上（{n} 个部分）",
         },
         # toolkit.analysis.hops.pair's basis: why two requests at two hops are one, or why one has no partner

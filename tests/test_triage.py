@@ -122,6 +122,9 @@ def test_knowledge_texts_are_caught_by_their_rules():
         (dsh.removed_provider("gw"), "dsh-settings-removed-provider"),
         (dsh.needs_base_url("gw", "gw-coder"), "dsh-settings-needs-base-url"),
         (dsh.missing_credential("gw", "GW_API_KEY"), "dsh-missing-credential"),
+        (dsh.missing_credential("gw", "GW_API_KEY", dsh="0.1.0-rc.8"), "dsh-missing-credential"),  # rc.8's ending
+        (rt.rejected("danger-full-access", "bash", version=rt.LONG_REJECTION_FROM), "dsh-escalation-rejected"),
+        (rt.rejected("danger-full-access", "write"), "dsh-escalation-rejected"),
         (rt.ERROR_PREFIX + img.read_image_refusal("screenshot.png", "gw-coder"), "dsh-read-image-undeclared"),
         (img.ACP_PROMPT_REFUSAL, "dsh-acp-image-refused"),
         (img.web_refusal("gw-coder"), "dsh-web-image-unsupported"),

@@ -103,3 +103,10 @@ def test_analysis_returns_data_and_renders_no_html_or_markdown():
             elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _MARKUP.search(node.value):
                 offenders.append(f"{path.name}:{node.lineno} writes markup {_MARKUP.search(node.value).group(0)!r}")
     assert not offenders, offenders
+
+
+def test_contributing_draws_the_same_order():
+    """CONTRIBUTING's picture of the layout is the order this test enforces, package for package."""
+    text = (Path(__file__).resolve().parents[1] / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    picture = next(line for line in text.splitlines() if line.startswith("errors ←"))
+    assert tuple(p.strip() for p in picture.split("←")) == ORDER

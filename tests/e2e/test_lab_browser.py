@@ -376,3 +376,39 @@ def test_comparer_round_trip_in_lab(page, lab, failure_screenshot, lang):
             page.locator(COMPARER).evaluate("el => el.scrollIntoView({block: 'start'})")
             page.screenshot(path=os.environ["E2E_FINAL_SCREENSHOT"])
     print(f"e2e timings ({lang}): " + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items()))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_the_html_report_fits_a_laptop_window_with_its_figure_near_the_top(browser, tmp_path, lang):
+    """The demo's before-fix HTML report (``make demo``) in a 1,280 x 800 window: nothing scrolls sideways,
+    the figure starts on the first screens (it followed the 118-row provenance table, 15,000 px down),
+    and the folded parts open. The same browser as the Lab test: one Chromium per run."""
+    out = tmp_path / f"before.{lang}.html"
+    argv = ["verify", "--settings", "data/dsh-before-fix/settings.yaml", "--capture", "data/dsh-before-fix/capture.har"]
+    argv += ["--session", "data/dsh-before-fix/session.jsonl.zstd", "--dsh", "0.1.0-rc.8", "--format", "html"]
+    done = subprocess.run(
+        [sys.executable, "-m", "toolkit.present.cli", *argv, "--lang", lang, "--out", str(out)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = context.new_page()
+        page.goto(out.as_uri())
+        size = page.evaluate(
+            "() => ({width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight,"
+            " figure: document.querySelector('img').getBoundingClientRect().top + window.scrollY})"
+        )
+        assert size["width"] <= 1280, size
+        assert size["figure"] < 2 * 800, size  # within the first two screens
+        closed = size["height"]
+        page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
+        opened = page.evaluate("() => document.documentElement.scrollHeight")
+        assert opened > closed  # everything is there, folded
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 1280  # and still wraps
+        print(f"report ({lang}): {size['width']} px wide, {closed} px tall folded, {opened} px open")
+    finally:
+        context.close()

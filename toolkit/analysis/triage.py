@@ -459,9 +459,10 @@ a value (``model "gpt-6-astra" does not`` has 17 bytes of DSH's wording). The ph
 in DSH's texts are longer ("does not declare image input" 28, "expected a non-empty sentence" 29,
 "is not strictly wider than" 26, "could not be resolved" 21). Bytes rather than characters, because one
 Chinese character says about what a short English word does and takes three bytes (DSH's toast
-``当前模型不支持图片`` is 27). Below the threshold a text stays ``unknown``; above it, a piece that fits the
-texts of more than one rule gets them all as candidates, so a short phrase that happens to fit is shown
-with the full texts it fits, never as a settled answer."""
+``当前模型不支持图片`` is 27). Below the threshold a text stays ``unknown``. Above it a reading is always
+marked ``matched="fragment"`` and shown with the full text it fits, and a piece that fits the texts of
+more than one rule gets them all as candidates, so a phrase that happens to fit is never passed off as
+the whole message nor as one rule's when it could be another's."""
 
 #: How many ways to fill the placeholders a fragment does not show are tried when looking for the rule
 #: that catches its full text (see ``fragments``).
@@ -648,9 +649,14 @@ def fragments(message: str | None, *, rules: list[Rule] | None = None) -> tuple[
     body = "" if message is None else message.removeprefix(ERROR_PREFIX).strip()
     if _size(body) < MIN_FRAGMENT_BYTES:
         return ()
-    if _packaged(rules):
+    if _packaged(rules) and len(body) <= _CACHED_CHARS:
         return _packaged_fragments(body)
     return _fragments(body, rules)
+
+
+#: Messages up to this length have their fragment readings under the packaged rules cached (``errors``
+#: meets the same refusal many times); a longer one is read afresh, so the cache stays small.
+_CACHED_CHARS = 2048
 
 
 def _packaged(rules: list[Rule]) -> bool:

@@ -396,6 +396,19 @@ def _new_builder(redact: bool) -> Builder:
     return Builder(redact=redact)
 
 
+def _dtype_name(dtype: Any) -> str:
+    """A declared dtype as pandas names it (``object``, ``string``, ``Int64``, ``category``), the name
+    ``pandas_dtype`` reads back: ``str(object)`` would be the Python repr ``<class 'object'>``."""
+    return str(pd.api.types.pandas_dtype(dtype))
+
+
+def _one_pass_records(results: list[dict]) -> int:
+    """The records one pass over the whole file yields, from the parts read in parallel: each part ends
+    with its own count of lines (an ``EntryCount`` record) where one pass ends with one."""
+    counts = sum(len(r["entries"]) for r in results)
+    return sum(r["records"] for r in results) - max(0, counts - 1)
+
+
 class _Reading:
     """The counts of one read (a whole file, or one part of it read in parallel)."""
 
@@ -648,6 +661,7 @@ def _read_parallel(
                     bar.tick(now - ticked)
                     ticked = now
             results = [f.result() for f in futures]
+            bar.n = _one_pass_records(results)  # the last line says the count the manifest keeps
     finally:
         pool.shutdown(wait=True)
     with _interrupts_deferred():
@@ -655,8 +669,8 @@ def _read_parallel(
         chunks.parts.close()
         for res in results:
             counts.merge(res)
+        counts.records = _one_pass_records(results)
         if len(counts.entries) > 1:  # each part counted its lines: one count, as one pass gives
-            counts.records -= len(counts.entries) - 1
             counts.entries = [{"unit": counts.entries[0]["unit"], "entries": sum(e["entries"] for e in counts.entries)}]
         counts.complete = not interrupted and all(r["complete"] for r in results)
         counts.bytes_read = sum(r["bytes_read"] for r in results)
@@ -724,7 +738,7 @@ def _publish(out: Path, stage: Path, source: str, entry: dict) -> None:
             "layout": "<frame>/source=<source>/day=<YYYY-MM-DD>/part-<NNNNN>.parquet",
             "frames": {
                 name: {
-                    "columns": {c: str(t) for c, t in frames.SCHEMAS[name].items()},
+                    "columns": {c: _dtype_name(t) for c, t in frames.SCHEMAS[name].items()},
                     "json_columns": _json_columns(name),
                     "tuple_columns": list(TUPLE_COLUMNS.get(name, ())),
                 }

@@ -16,7 +16,7 @@ from pathlib import Path
 from toolkit.errors import InputError
 from toolkit.knowledge import dsh_runtime, pi_ai, pi_ai_tools
 from toolkit.knowledge.dsh_tools import SCHEMAS as DSH_TOOL_SCHEMAS
-from toolkit.knowledge.messages import LANGUAGES, Message, render
+from toolkit.knowledge.messages import LANGUAGES, Message, counted, render
 from toolkit.knowledge.messages import text as message
 from toolkit.knowledge.messages.surface import surface
 from toolkit.sources import registry
@@ -219,7 +219,8 @@ def _config(args) -> int:
         )
         print("\n" + defaults)
         if len(settings.findings):
-            print("\n" + message("cli.config.findings", lang, n=len(settings.findings)))
+            n = len(settings.findings)
+            print("\n" + message(counted("cli.config.findings", n), lang, n=n))
             for f in settings.findings.itertuples(index=False):
                 where = message("cli.config.line", lang, line=f.line) if not pd.isna(f.line) else None
                 line = message(
@@ -338,7 +339,7 @@ def _ingest(args) -> int:
         seconds = f"{entry['seconds']:.1f}"
         print(
             message(
-                "cli.ingest.done",
+                counted("cli.ingest.done", entry["exchanges"]),
                 lang,
                 source=entry["source"],
                 exchanges=entry["exchanges"],
@@ -351,7 +352,7 @@ def _ingest(args) -> int:
     if args.chunk:
         options["chunk"] = args.chunk
     entries = ingest_many(paths, Path(args.out), jobs=args.jobs or None, on_done=done, **options)
-    print(message("cli.ingest.wrote", lang, n=len(entries), out=args.out), file=sys.stderr)
+    print(message(counted("cli.ingest.wrote", len(entries)), lang, n=len(entries), out=args.out), file=sys.stderr)
     return 0
 
 

@@ -379,8 +379,9 @@ class _Walker:
                 try:  # only a NaN/Infinity literal is wrong: that entry is lost, the walk goes on
                     _, pos = _LENIENT.raw_decode(self.text, pos)
                 except json.JSONDecodeError:
+                    said = _decoder_said(exc.msg, self.byte_offset(exc.pos))
                     raise _StructureError(
-                        exc.pos, f"{exc.msg} in the entry starting at byte {self.byte_offset(start)}"
+                        exc.pos, f"{said} in the entry starting at byte {self.byte_offset(start)}"
                     ) from None
                 yield _BadEntry(f"{exc.msg} (byte {self.byte_offset(exc.pos)})"), start
                 pos = self._ws(pos)
@@ -401,6 +402,13 @@ class _Walker:
                 return pos + 1
             pos = self._expect(pos, ",", "',' or ']' between entries")
             pos = self._ws(pos)
+
+
+def _decoder_said(msg: str, byte: int) -> str:
+    """The JSON decoder's message, whole: ``json`` keeps the position apart from its message
+    (``Unterminated string starting at``, then ``: line 1 column 5 (char 4)``), so a message that names
+    a place ends mid-sentence without it; the place is given as a byte offset, as everywhere else."""
+    return f"{msg} byte {byte}" if msg.endswith(" at") else msg
 
 
 class _StructureError(Exception):

@@ -41,8 +41,16 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{source}: {exchanges} exchanges in {seconds}s ({rows})",
         "zh-CN": "{source}：{exchanges} 个交换，用时 {seconds}s（{rows}）",
     },
+    "cli.ingest.done_one": {
+        "en": "{source}: {exchanges} exchange in {seconds}s ({rows})",
+        "zh-CN": "{source}：{exchanges} 个交换，用时 {seconds}s（{rows}）",
+    },
     "cli.ingest.wrote": {
         "en": "wrote {n} captures and manifest.json to {out}",
+        "zh-CN": "已将 {n} 个抓包和 manifest.json 写入 {out}",
+    },
+    "cli.ingest.wrote_one": {
+        "en": "wrote {n} capture and manifest.json to {out}",
         "zh-CN": "已将 {n} 个抓包和 manifest.json 写入 {out}",
     },
     # ---- config -------------------------------------------------------------------------------------
@@ -61,6 +69,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "（{mode_source}）",
     },
     "cli.config.findings": {"en": "{n} findings:", "zh-CN": "{n} 项发现："},
+    "cli.config.findings_one": {"en": "{n} finding:", "zh-CN": "{n} 项发现："},
     "cli.config.finding": {
         "en": "{severity} [{layer}] {where} ({path}): {message}",
         "zh-CN": "{severity} [{layer}] {where}（{path}）：{message}",

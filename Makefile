@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 # pip's own progress is shown (no --quiet): the first build downloads and installs about 150 packages.
 $(STAMP): requirements.lock pyproject.toml
 	@echo "== building $(VENV)/ with $$($(PYTHON) --version 2>&1): pip, the $$(grep -c '^[A-Za-z0-9]' requirements.lock) packages pinned in requirements.lock, then this toolkit (editable) =="
-	@echo "== the first build takes about 4 minutes (most of it downloading); later runs reuse $(VENV)/ =="
+	@echo "== this takes a few minutes the first time (about 3.5 on a fresh machine, most of it downloading; under a minute from pip's cache); later runs reuse $(VENV)/ =="
 	$(PYTHON) -m venv $(VENV)
 	@date +%s > $(VENV)/.build-started
 	$(BIN)/pip install --upgrade pip

@@ -59,7 +59,9 @@ def test_license_is_an_spdx_expression_with_its_files():
     """setuptools >= 77 deprecates the ``license = {text = ...}`` table (PEP 639) and says so on every build."""
     meta = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     project = meta["project"]
-    assert project["license"] == "MIT"  # the license as it was: only its form changed
+    # the code's license as it was (MIT), and the bundled font's (OFL-1.1), which the wheel also ships
+    assert project["license"] == "MIT AND OFL-1.1"
+    assert "toolkit/present/fonts/OFL.txt" in project["license-files"] and "LICENSE" in project["license-files"]
     assert project["license-files"] and all(list(REPO.glob(g)) for g in project["license-files"])
     [setuptools] = [Requirement(r) for r in meta["build-system"]["requires"] if r.startswith("setuptools")]
     assert not setuptools.specifier.contains("76.9") and setuptools.specifier.contains("77.0.3")

@@ -82,15 +82,18 @@ def _missing(v: Any) -> bool:
     return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
 
 
-def judge_without_mode(tool: str, arguments: dict, *, dsh: str = DEFAULT_DSH, schema: dict | None = None):
+def judge_without_mode(
+    tool: str, arguments: dict, *, dsh: str = DEFAULT_DSH, schema: dict | None = None, **composition: Any
+):
     """DSH's decision on a call when the session's mode is unknown, or None when it needs the mode.
 
     ``check_call`` follows DSH's order: the schema (1), the tool's own checks (2), the escalation's pairing
     and its justification (3a-3c) and the composition (4) come before any mode comparison (5), so they
     decide without one; a call that asks for no escalation runs in any mode. Only an escalation that
-    passed them all needs the mode, and then no verdict is given."""
+    passed them all needs the mode, and then no verdict is given. ``composition`` is ``check_call``'s
+    (``confined``, ``background``, ``jobs``, …); the approval is ``allowed-once``, as everywhere here."""
     try:
-        return check_call(tool, arguments, mode=None, dsh=dsh, schema=schema)
+        return check_call(tool, arguments, mode=None, dsh=dsh, schema=schema, **composition)
     except InputError:  # check_call's own refusal to go on without the mode (stage 5 onwards)
         return None
 

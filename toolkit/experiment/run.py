@@ -402,6 +402,7 @@ def run(
     stopped: Any = None  # why the run stopped early: the endpoint's failure (a str or a Message)
     in_a_row = 0
     received: list[dict[str, Any]] = []
+    key_replaced: list[str] = []  # records the key had to be replaced in: their written text is not as received
     bar = Progress(f"experiment ({len(plan_rows)} planned)", enabled=progress, unit="requests")
     jsonl = out_dir / "exchanges.jsonl"
     with open(jsonl, "w", encoding="utf-8") as log, _ctrl_c(ctl, sender, say):
@@ -424,6 +425,8 @@ def run(
             for a in attempts:
                 log.write(json.dumps(a.record, ensure_ascii=False, separators=(",", ":")) + "\n")
                 received.append(a.received)
+                if a.key_replaced:
+                    key_replaced.append(str(a.record["id"]))
             log.flush()
             last = attempts[-1]
             prow.update(
@@ -450,6 +453,7 @@ def run(
         counts["sent"] = sender.sent
         _progress_line(bar, "interrupted" if interrupted else "stopped" if stopped else "done", final=True)
         manifest.update(finished=_iso(stamp()), complete=not interrupted and stopped is None, counts=counts)
+        manifest["key_replaced_in"] = key_replaced
         if interrupted:
             manifest["interrupted_after"] = sum(1 for p in plan_rows if p["attempts"])
         if stopped is not None:
@@ -613,10 +617,23 @@ def _read_csv(path: Path, frame) -> pd.DataFrame:
     return frame.conform(pd.read_csv(path, dtype=dtypes, keep_default_na=False, na_values=[""]))
 
 
+def _read_answers(path: Path) -> pd.DataFrame:
+    """answers.csv as the run judged it: its tuple and dict columns parsed back from their JSON text."""
+    dtypes = {c: "string" for c in ANSWERS.columns if c not in _OBJECT_COLUMNS}
+    dtypes.update({c: "Int64" for c, d in ANSWERS.columns.items() if d == "Int64"})
+    df = pd.read_csv(path, dtype=dtypes, keep_default_na=False, na_values=[""])
+    for col in _OBJECT_COLUMNS:
+        values = [None if pd.isna(v) else json.loads(v) for v in df[col].astype(object)]
+        df[col] = values if col == "arguments" else [tuple(v) if isinstance(v, list) else () for v in values]
+    return ANSWERS.conform(df)
+
+
 def load(out_dir: str | os.PathLike[str]) -> ExperimentResult:
     """A finished (or interrupted) experiment read back from its folder: the capture from
     exchanges.jsonl, judged again with the recorded mode and DSH version, so the answers are the
-    toolkit's current reading of the same wire evidence."""
+    toolkit's current reading of the same wire evidence. When the key had to be replaced in some
+    records (``key_replaced_in``: a key that is also a word of the answers), their written text is not
+    what came back, so the answers are the ones judged as received, from answers.csv."""
     from toolkit.experiment.judge import judge, summarise
 
     folder = Path(out_dir)
@@ -649,7 +666,10 @@ def load(out_dir: str | os.PathLike[str]) -> ExperimentResult:
         body = bodies.get(rows.iloc[0]["exchange_id"]) if len(rows) else None
         ch = changes[changes["variant"] == name].reset_index(drop=True)
         built.append(variants_mod.Variant(name, body if isinstance(body, dict) else {}, ch, ch.empty))
-    answers = judge(cap, plan, built, mode=manifest.get("mode"), dsh=manifest.get("dsh") or DEFAULT_DSH)
+    if manifest.get("key_replaced_in"):
+        answers = _read_answers(folder / "answers.csv")
+    else:
+        answers = judge(cap, plan, built, mode=manifest.get("mode"), dsh=manifest.get("dsh") or DEFAULT_DSH)
     summary = summarise(answers, plan)
     comparison = _comparison(summary, answers, [v.name for v in built])
     manifest["verdict"] = verdict_of(summary, comparison, manifest)

@@ -116,6 +116,7 @@ class Attempt:
     failure: str | None = None  # why this is no answer to judge (the endpoint's error text in it), else None
     fatal: bool = False  # the failure would repeat on every request (3xx, 401, 403, 404)
     interrupted: bool = False  # Ctrl-C came while the request was in flight
+    key_replaced: bool = False  # the key occurred in what was sent or received, and was replaced in ``record``
 
 
 def is_loopback(host: str | None) -> bool:
@@ -155,6 +156,9 @@ def redact_key(text: str, key: str | None) -> str:
     A plain replace would rewrite JSON itself when the key is a word the wire also uses (``false``,
     ``command``, ``type``): here, in a JSON text or the ``data:`` lines of an SSE stream only string values
     change (object keys and event names are the protocol's words and stay); other text is replaced as is.
+    What a string value says can still change (a call's arguments are a string): the run judges the
+    answers as received, and says which records had the key replaced (``key_replaced_in``). A key split
+    across two stream deltas is in neither whole and is not found.
     Text without the key comes back unchanged, byte for byte."""
     if not key or key not in text:
         return text
@@ -428,6 +432,7 @@ class Sender:
             failure=None if failure is None else self.scrub(failure),
             fatal=fatal,
             interrupted=interrupted,
+            key_replaced=self.api_key is not None and self.api_key in json.dumps(received, ensure_ascii=False),
         )
 
     def _redacted(self, received: dict[str, Any]) -> dict[str, Any]:

@@ -576,7 +576,8 @@ def _experiment_rates(summary: pd.DataFrame, *, lang: str):
     variants = [str(v) for v in summary["variant"]]
     fig = Figure(figsize=(9, max(2.6, 0.9 * len(variants) + 1.4)), layout="constrained")
     ax = fig.subplots()
-    total = int(summary["calls"].fillna(0).sum())
+    judged = summary["judged"] if "judged" in summary else summary["calls"]  # the rates' denominator
+    total = int(judged.fillna(0).sum())
     ax.set_title(text("plots.experiment.title", lang, n=total))
     ax.set_xlabel(text("plots.experiment.xlabel", lang))
     if not variants:
@@ -599,7 +600,7 @@ def _experiment_rates(summary: pd.DataFrame, *, lang: str):
             gid=f"experiment-rates:{verdict}",
             zorder=2,
         )
-        labels = [experiment_rate_text(k, n, verdict, lang=lang) for k, n in zip(summary[verdict], summary["calls"])]
+        labels = [experiment_rate_text(k, n, verdict, lang=lang) for k, n in zip(summary[verdict], judged)]
         for bar, hi, label in zip(bars, high, labels):
             ax.text(
                 hi + 0.015,

@@ -21,6 +21,7 @@ their glyphs on a machine without a CJK font; global ``rcParams`` are not change
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import string
 from collections.abc import Iterator
 from pathlib import Path
@@ -105,7 +106,107 @@ STRICT_COUNTS = declare(
 )
 
 
+#: ``recorded_twice``: an exchange an agent's own log reconstructed (``body_fidelity`` ``normalised``, a
+#: DSH session log) that an HTTP capture holds as it went on the wire: the same exchange, seen by two
+#: recorders. ``basis``: ``calls`` (its response made the same calls) or ``outputs`` (it sent back the
+#: same call's result, the newest in its input); ``call_ids`` the ids, comma-separated.
+RECORDED_TWICE = declare(
+    "summary_figure.recorded_twice",
+    {
+        "exchange_id": "string",  # the reconstructed exchange, left out of the summary figure
+        "source": "string",
+        "same_as": "string",  # the wire exchange kept
+        "same_as_source": "string",
+        "basis": fixed("calls", "outputs"),
+        "call_ids": "string",
+    },
+)
+
+
 # ---- data behind the plots ----------------------------------------------------------------------
+
+
+def recorded_twice(capture) -> pd.DataFrame:
+    """The exchanges two recorders of one run both hold (``RECORDED_TWICE``), paired as ``verify`` pairs
+    a call seen twice (``execution.distinct_calls``): by call id. Recorders of one run carry the same
+    call ids, in the response that made a call and in the request that sent its result back; an
+    exchange with neither (a title request) is never paired. A reconstructed exchange (a DSH session
+    log's) is paired with a wire one; two wire recordings only when they went to the same URL (a HAR and
+    a .mitm of one hop), so two captures of two hops stay two hops. A kept exchange pairs with at most
+    one exchange of each other recorder; the first wire recording seen is the one kept."""
+    ex = capture.exchanges
+    keys = _call_keys(capture)
+    fidelity = ex["body_fidelity"].astype(object) if "body_fidelity" in ex else pd.Series("wire", index=ex.index)
+    rows = list(zip(ex["exchange_id"].astype(str), ex["source"].astype(str), ex["url"].astype(object), fidelity))
+    kept: dict[tuple, list[tuple[str, str, Any]]] = {}  # call key -> wire exchanges kept (id, source, url)
+    used: set[tuple[str, str]] = set()  # (kept exchange, source paired with it): one to one per recorder
+    out = []
+
+    def pair(xid: str, source: str, key: tuple, url: Any) -> bool:
+        same = next(
+            (
+                k
+                for k in kept.get(key, [])
+                if k[1] != source and (k[0], source) not in used and (url is None or k[2] == url)
+            ),
+            None,
+        )
+        if same is None:
+            return False
+        used.add((same[0], source))
+        out.append(
+            {
+                "exchange_id": xid,
+                "source": source,
+                "same_as": same[0],
+                "same_as_source": same[1],
+                "basis": key[0],
+                "call_ids": ", ".join(key[1]),
+            }
+        )
+        return True
+
+    for xid, source, url, fid in rows:  # the wire recordings first: they are what is kept
+        key = keys.get(xid)
+        if fid == "wire" and key is not None and not pair(xid, source, key, url):
+            kept.setdefault(key, []).append((xid, source, url))
+    for xid, source, _url, fid in rows:
+        key = keys.get(xid)
+        if fid != "wire" and key is not None:
+            pair(xid, source, key, None)
+    return RECORDED_TWICE.from_records(out)
+
+
+def _call_keys(capture) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """exchange id → ("calls", its response's call ids) or ("outputs", (the call whose result is the
+    newest in its input,)): what two recorders of one exchange both saw."""
+    calls = capture.calls[capture.calls["call_id"].notna()]
+    keys: dict[str, tuple[str, tuple[str, ...]]] = {
+        str(xid): ("calls", tuple(sorted(set(group["call_id"].astype(str)))))
+        for xid, group in calls.groupby("exchange_id", sort=False, observed=True)
+    }
+    parts = capture.input_parts
+    outputs = parts[(parts["item_type"] == "function_call_output") & parts["call_id"].notna()]
+    items = capture.inputs[capture.inputs["part_id"].isin(set(outputs["part_id"]))]
+    call_of = dict(zip(outputs["part_id"], outputs["call_id"].astype(str)))
+    for xid, group in items.groupby("exchange_id", sort=False, observed=True):
+        if str(xid) not in keys:
+            newest = group.sort_values(["item_index", "part_index"]).iloc[-1]
+            keys[str(xid)] = ("outputs", (call_of[newest["part_id"]],))
+    return keys
+
+
+def _once(capture, twice: pd.DataFrame):
+    """``capture`` without the exchanges ``twice`` names (each kept once, as its wire recording)."""
+    if twice.empty:
+        return capture
+    dropped = set(twice["exchange_id"])
+    frames = {
+        f.name: getattr(capture, f.name)[~getattr(capture, f.name)["exchange_id"].isin(dropped)]
+        for f in dataclasses.fields(capture)
+        if isinstance(getattr(capture, f.name), pd.DataFrame) and "exchange_id" in getattr(capture, f.name)
+    }
+    return dataclasses.replace(capture, **frames)
 
 
 # one legend style for every plot: outside the axes, small, no frame
@@ -510,6 +611,9 @@ def _strict_matrix(capture, *, ax, rows: str, cols: str, lang: str):
 def summary_figure(capture, *, lang: str | None = None):
     """The three plots stacked in one Figure, for the postmortem report, labels in ``lang``.
 
+    Each exchange is counted once: one the HTTP capture and a DSH session log of the same run both hold
+    (``recorded_twice``) is shown as it went on the wire, and the title says what was merged.
+
     The Figure is not registered with pyplot (nothing to close, no global state): a notebook shows it
     when it is a cell's value; ``fig.savefig(path)`` writes it.
     """
@@ -521,6 +625,9 @@ def summary_figure(capture, *, lang: str | None = None):
 def _summary_figure(capture, *, lang: str):
     from matplotlib.figure import Figure
 
+    twice = recorded_twice(capture)
+    capture = _once(capture, twice)
+
     n_by = capture.exchanges["endpoint"].nunique()
     t = strict_counts(capture)
     n_rows = t["endpoint"].nunique() if len(t) else 0
@@ -530,9 +637,11 @@ def _summary_figure(capture, *, lang: str):
     timeline(capture, ax=axes[0], lang=lang)
     errors_by_layer(capture, ax=axes[1], lang=lang)
     strict_matrix(capture, ax=axes[2], lang=lang)
-    fig.suptitle(
-        text("plots.summary.title", lang, exchanges=len(capture.exchanges), tools=len(capture.tools)), fontsize=13
-    )
+    title = text("plots.summary.title", lang, exchanges=len(capture.exchanges), tools=len(capture.tools))
+    for (source, kept), group in twice.groupby(["source", "same_as_source"], sort=False):
+        key = "plots.summary.merged_one" if len(group) == 1 else "plots.summary.merged"
+        title += "\n" + text(key, lang, n=len(group), source=source, kept=kept)
+    fig.suptitle(title, fontsize=13)
     return fig
 
 
@@ -784,6 +893,7 @@ __all__ = [
     "NO_RESPONSE",
     "OUTCOMES",
     "OUTCOME_COLORS",
+    "RECORDED_TWICE",
     "STRICT_COLORS",
     "STRICT_COUNTS",
     "TIMELINE",
@@ -794,6 +904,7 @@ __all__ = [
     "experiment_rates",
     "font_characters",
     "is_cjk",
+    "recorded_twice",
     "strict_cell_text",
     "strict_counts",
     "strict_matrix",

@@ -59,6 +59,15 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Capture summary: {exchanges} exchanges, {tools} tool definitions",
         "zh-CN": "抓包概览：{exchanges} 个交换，{tools} 个工具定义",
     },
+    # the exchanges an HTTP capture and a DSH session log of the same run both hold (plots.recorded_twice)
+    "plots.summary.merged": {
+        "en": "{n} exchanges of {source} are {kept}'s (same call ids): each counted once, as sent on the wire",
+        "zh-CN": "{source} 中的 {n} 个交换即 {kept} 中的交换（调用 ID 相同）：各只计一次，按线上发送的内容",
+    },
+    "plots.summary.merged_one": {
+        "en": "{n} exchange of {source} is {kept}'s (same call ids): counted once, as sent on the wire",
+        "zh-CN": "{source} 中的 {n} 个交换即 {kept} 中的交换（调用 ID 相同）：只计一次，按线上发送的内容",
+    },
     # experiment_rates
     "plots.experiment.title": {
         "en": "Calls DSH would refuse or accept, per variant ({n} calls, 95% Wilson intervals)",

@@ -73,3 +73,11 @@ def test_one_capture_and_one_finding_are_counted_in_the_singular(tmp_path, capsy
     cli.main(["config", str(settings)])
     out = capsys.readouterr().out
     assert "\n1 finding:\n" in out and "1 findings" not in out
+
+
+def test_summary_counts_one_capture_in_the_singular(tmp_path, capsys):
+    (tmp_path / "notes.txt").write_text("not a capture\n", encoding="utf-8")
+    cli.main(["summary", str(RUN / "capture.har"), str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "\n1 capture: entries " in out and "1 captures" not in out
+    assert "\nskipped 1 file that is not a capture:\n" in out

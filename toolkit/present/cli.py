@@ -101,7 +101,8 @@ def _summary(args) -> int:
     with pd.option_context("display.width", 200, "display.max_columns", 30, "display.max_rows", 500):
         print(summary.to_string(index=False))
         totals = summary[["entries", "read", "lost", "exchanges", "events", "calls", "problems"]].sum()
-        print(f"\n{len(summary)} captures: " + ", ".join(f"{k} {v}" for k, v in totals.items()))
+        counts = ", ".join(f"{k} {v}" for k, v in totals.items())  # the frames' names, verbatim
+        print("\n" + message(counted("cli.summary.totals", len(summary)), "en", n=len(summary), counts=counts))
         if len(cap.exchanges):
             table = _exchange_table(cap)
             shown = table if args.all or len(table) <= MAX_ROWS else table[~table["source"].isin(_busiest(cap))]
@@ -114,7 +115,7 @@ def _summary(args) -> int:
             print(f"\nproblems ({min(len(probs), MAX_ROWS) if not args.all else len(probs)} of {len(probs)}):")
             print((probs if args.all else probs.head(MAX_ROWS)).to_string(index=False, max_colwidth=100))
         if skipped:
-            print(f"\nskipped {len(skipped)} files that are not captures:")
+            print("\n" + message(counted("cli.summary.skipped", len(skipped)), "en", n=len(skipped)))
             print("\n".join("  " + s for s in skipped))
     if not summary["entries"].sum():  # nothing read is nothing checked: never "reconciles"
         print("\n" + message("cli.inconclusive.summary", _lang(args)))

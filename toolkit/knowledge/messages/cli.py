@@ -37,6 +37,17 @@ MESSAGES: dict[str, dict[str, str]] = {
     "input.repeated": {"en": "given more than once; read once", "zh-CN": "给出了多次；只读取一次"},
     # ---- ingest -------------------------------------------------------------------------------------
     "cli.ingest.skipped": {"en": "skipped {line}", "zh-CN": "已跳过 {line}"},
+    # ---- summary (its lines are English: the command has no --lang) ----------------------------------
+    "cli.summary.totals": {"en": "{n} captures: {counts}", "zh-CN": "{n} 个抓包：{counts}"},
+    "cli.summary.totals_one": {"en": "{n} capture: {counts}", "zh-CN": "{n} 个抓包：{counts}"},
+    "cli.summary.skipped": {
+        "en": "skipped {n} files that are not captures:",
+        "zh-CN": "跳过了 {n} 个不是抓包的文件：",
+    },
+    "cli.summary.skipped_one": {
+        "en": "skipped {n} file that is not a capture:",
+        "zh-CN": "跳过了 {n} 个不是抓包的文件：",
+    },
     "cli.ingest.done": {
         "en": "{source}: {exchanges} exchanges in {seconds}s ({rows})",
         "zh-CN": "{source}：{exchanges} 个交换，用时 {seconds}s（{rows}）",

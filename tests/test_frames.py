@@ -82,6 +82,7 @@ EXPECTED_FRAMES = {
     "inputs_sent",
     "inputs_wide",
     "plots.error_counts",
+    "plots.recorded_twice",
     "plots.strict_counts",
     "plots.timeline",
     "provenance.table",

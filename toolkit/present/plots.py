@@ -111,7 +111,7 @@ STRICT_COUNTS = declare(
 #: recorders. ``basis``: ``calls`` (its response made the same calls) or ``outputs`` (it sent back the
 #: same call's result, the newest in its input); ``call_ids`` the ids, comma-separated.
 RECORDED_TWICE = declare(
-    "summary_figure.recorded_twice",
+    "plots.recorded_twice",
     {
         "exchange_id": "string",  # the reconstructed exchange, left out of the summary figure
         "source": "string",

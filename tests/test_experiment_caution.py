@@ -468,6 +468,10 @@ def test_credentials_in_the_endpoint_url_are_redacted_everywhere(serve, tmp_path
     assert {"exchanges.jsonl", "experiment.json", "experiment.md", "experiment.html"} <= set(written)
     for where, text in [*written.items(), ("stdout", captured.out), ("stderr", captured.err)]:
         assert not [x for x in SECRETS if x in text], where
+    assert main(["experiment", str(BEFORE), "--endpoint", url, "--dry-run"]) == 0  # the dry run's line too
+    dry = capsys.readouterr()
+    assert "dry run: nothing sent (10 requests would be sent to http://<redacted>@127.0.0.1:" in dry.out
+    assert not [x for x in SECRETS if x in dry.out + dry.err]
     m = json.loads(written["experiment.json"])
     assert m["endpoint"] == f"http://<redacted>@127.0.0.1:{s.port}/v1/responses?api-key=<redacted>&key=<redacted>&v=1"
     assert redact_url("https://h/x?token=t1&sig=s2&q=ok") == "https://h/x?token=<redacted>&sig=<redacted>&q=ok"

@@ -484,7 +484,7 @@ def _experiment(args) -> int:
         if result.dry_run:
             _experiment_head({**m, "requests": m["counts"]["planned"]}, result.variants, lang)
             n = m["counts"]["planned"]
-            where = args.endpoint or message("cli.experiment.nowhere", lang)
+            where = m["endpoint"] or message("cli.experiment.nowhere", lang)
             print("\n" + message("cli.experiment.dry_run", lang, n=n, where=where))
             if n > args.max_requests:
                 print(message("cli.experiment.too_many", lang, max=args.max_requests))

@@ -3,10 +3,15 @@
 Why it is built this way: the request resent is the captured body and nothing else of the capture
 (never its headers: they carry the agent's session and key); variants are sent round-robin so drift
 in time hits every variant alike; every attempt is written as a line of the toolkit's own JSONL
-shape, so the experiment is a capture the toolkit reads, and it is judged from that file, not from
-memory. Safety first: no endpoint means a dry run, images need ``allow_images``, the budget is
-checked before anything is sent, and the key comes from an environment variable only and is never
-written. The Markdown, HTML and figure are drawn by ``toolkit.present`` (a level above this one).
+shape, so the experiment is a capture the toolkit reads; the answers are judged as they came back
+(the same lines read in memory before the key is replaced in them), never from what redaction made
+of them. Safety first: no endpoint means a dry run, images need ``allow_images``, the budget is
+checked before anything is sent, a key never goes over plain http to another machine, the plan is
+shown to ``confirm`` before the first request, and the key comes from an environment variable only
+and is never written. A broken endpoint stops the run (``send.FATAL``, ``send.FAILURES_IN_A_ROW``)
+and is no result (``verdict_of``). A Ctrl-C loses nothing: the record is kept (a temporary folder
+too), written whole, with the request in flight, and nothing is sent after it. The Markdown, HTML and
+figure are drawn by ``toolkit.present`` (a level above this one).
 """
 
 from __future__ import annotations

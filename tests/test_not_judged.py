@@ -72,7 +72,7 @@ def test_the_execution_layer_counts_the_calls_not_judged_by_reason(tmp_path):
     layer = next(r for r in verify(None, cap).results if r.layer == "execution")
     assert layer.summary == (
         "no tool call could be judged: stream cut mid-call ×1, tool not in the model of DSH ×1, "
-        "sandbox mode unknown ×2 (pass mode= for HTTP captures)"
+        "sandbox mode unknown ×2 (give mode= for HTTP captures)"
     )
     assert layer.summary.render("zh-CN") == (
         "没有可判定的工具调用：流在调用中途截断 ×1，DSH 模型未覆盖该工具 ×1，沙箱模式未知 ×2（HTTP 抓包请传入 mode=）"

@@ -16,8 +16,9 @@ from toolkit.analysis.verify import verify
 from toolkit.knowledge.messages import text
 
 sys.path.insert(0, str(REPO / "notebooks"))
-import build
 import render_postmortem
+
+import build
 
 NOTEBOOKS = REPO / "notebooks"
 SOURCE = NOTEBOOKS / "06_postmortem.py"

@@ -58,7 +58,7 @@ def test_tools_several_clients_send_alike_name_none_of_them_as_the_sender():
     defined = _row(t, "bash.strict", QUESTIONS[0])
     assert defined["answer"].startswith("strict absent was sent by one of the clients these tools cannot tell apart: ")
     assert "LiteLLM" in defined["answer"] and not defined["settled"]
-    assert "pass settings= to settle it" not in defined["evidence"]
+    assert "give settings= to settle it" not in defined["evidence"]
     assert "(settings=)" in defined["evidence"]
     with surface("cli"):
         assert "(--settings)" in str(

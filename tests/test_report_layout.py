@@ -111,7 +111,7 @@ def test_html_keeps_everything_folded_where_long(before):
     assert details.count("<tr><td>") == len(prov)
     assert "overflow-wrap:anywhere" in html
     shown = unescape(html)
-    for entry, text in v.results[2].dsh_messages:  # every DSH text is still there, folded or not
+    for _, text in v.results[2].dsh_messages:  # every DSH text is still there, folded or not
         assert text in shown
     assert "<details><summary>" in html.split("<h2>Who changed what</h2>")[0]  # a long evidence list folded
 

@@ -38,23 +38,23 @@ def test_the_execution_layer_names_the_cli_flag_on_the_cli(capsys):
     main(["verify", "--capture", os.path.relpath(HAR)])
     out = capsys.readouterr().out
     line = next(x for x in out.splitlines() if x.startswith("EXECUTION"))
-    assert "(pass --mode for HTTP captures)" in line
+    assert "(give --mode for HTTP captures)" in line
     assert "mode=" not in out  # no Python keyword anywhere in the CLI's report
 
 
 def test_the_execution_layer_names_the_keyword_in_python():
     result = verify(None, toolkit.load_capture(HAR))
     execution = next(r for r in result.results if r.layer == "execution")
-    assert "(pass mode= for HTTP captures)" in execution.summary
-    assert str(result.replay["note"].iloc[0]) == "the sandbox mode is unknown: pass mode= for an HTTP capture"
+    assert "(give mode= for HTTP captures)" in execution.summary
+    assert str(result.replay["note"].iloc[0]) == "the sandbox mode is unknown: give mode= for an HTTP capture"
 
 
 def test_every_language_takes_the_spelling_of_the_surface():
     note = Message("execution.note.mode_unknown", option=option("mode"))
-    assert note == "the sandbox mode is unknown: pass mode= for an HTTP capture"
+    assert note == "the sandbox mode is unknown: give mode= for an HTTP capture"
     assert note.render("zh-CN").endswith("mode=")
     with surface("cli"):
-        assert note.render("en") == "the sandbox mode is unknown: pass --mode for an HTTP capture"
+        assert note.render("en") == "the sandbox mode is unknown: give --mode for an HTTP capture"
         assert note.render("zh-CN").endswith("--mode") and "mode=" not in note.render("zh-CN")
         assert render(option("settings")) == "--settings"
 

@@ -184,3 +184,20 @@ def test_verify_of_the_same_capture_loaded_in_python():
     """The browser HAR read as a capture really has no exchanges: the verdict is about evidence, not paths."""
     cap = load_captures([REPO / "data/dsh-before-fix/capture.har"])
     assert verify(None, cap).overall == "fail"
+
+
+#: the only sentences that may say "pass": the pass verdicts themselves, the settings' own findings (shown only
+#: when a settings file was read, so the config layer was checked), and the widgets' labels (never in a report)
+MAY_SAY_PASS = re.compile(
+    r"^(verdict\.pass|overall\.pass|report\.(html\.)?(all|partial)_pass|report\.(failing|html\.some_fail)"
+    r"|cli\.verify\.wrote_pass|config\..*|widget\..*)$"
+)
+
+
+def test_no_sentence_of_an_unchecked_layer_can_say_pass():
+    """An inconclusive report holds no word "pass": so no sentence that can appear in one may hold it (a
+    hint to "pass --mode" in a session-only run would have been one)."""
+    from toolkit.knowledge.messages import MESSAGES
+
+    saying = [k for k, v in MESSAGES.items() if PASS_WORDS.search(v["en"]) or PASS_WORDS.search(v["zh-CN"])]
+    assert saying and [k for k in saying if not MAY_SAY_PASS.match(k)] == []

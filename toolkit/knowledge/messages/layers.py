@@ -84,7 +84,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     # {option}: toolkit.knowledge.messages.surface.option, spelled for the surface (mode= or --mode)
     "execution.mode_source.no_event": {
-        "en": "no sandbox/mode event: pass {option}",
+        "en": "no sandbox/mode event: give {option}",
         "zh-CN": "没有 sandbox/mode 事件：请传入 {option}",
     },
     "execution.note.route_not_in_settings": {
@@ -97,7 +97,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "execution.note.unparsed": {"en": "arguments could not be parsed: {error}", "zh-CN": "参数无法解析：{error}"},
     "execution.note.mode_unknown": {
-        "en": "the sandbox mode is unknown: pass {option} for an HTTP capture",
+        "en": "the sandbox mode is unknown: give {option} for an HTTP capture",
         "zh-CN": "沙箱模式未知：HTTP 抓包需要传入 {option}",
     },
     "execution.note.stream_cut": {
@@ -263,7 +263,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "verify.execution.reason": {"en": "{reason} ×{n}", "zh-CN": "{reason} ×{n}"},
     "verify.execution.reason_mode": {
-        "en": "{reason} ×{n} (pass {option} for HTTP captures)",
+        "en": "{reason} ×{n} (give {option} for HTTP captures)",
         "zh-CN": "{reason} ×{n}（HTTP 抓包请传入 {option}）",
     },
     "verify.execution.reasons": {"en": "{first}, {then}", "zh-CN": "{first}，{then}"},

@@ -49,7 +49,7 @@ MESSAGES.update(
             "zh-CN": "{file} {path}（路由在第 {line} 行）",
         },
         # {option}: toolkit.knowledge.messages.surface.option, spelled for the surface (settings= or --settings)
-        "provenance.hint.pass_settings": {"en": "pass {option} to settle it", "zh-CN": "传入 {option} 即可定论"},
+        "provenance.hint.pass_settings": {"en": "give {option} to settle it", "zh-CN": "传入 {option} 即可定论"},
         # who sent the tools, when toolkit.layers.attribution does not establish pi-ai
         "provenance.answer.sender_unidentified": {
             "en": "an unidentified client sent strict {state}: no modelled profile reproduces its tools; {closest}",

@@ -121,3 +121,9 @@ def test_root_causes_markdown_never_says_more_than_the_run():
     after = load_settings(REPO / "data/dsh-after-fix/settings.yaml", dsh="0.1.0-rc.8", env={})
     text = report.root_causes_markdown(verify(after, None))
     assert text == "The checked layers pass (config); not checked: serialization, capability, execution."
+
+
+def test_counts_of_one_read_as_one(before):
+    v, _, _ = before
+    capability = v.results[2]
+    assert capability.summary == "1 of 1 image request did not reach a model that takes it"  # was "requests ... them"

@@ -28,7 +28,7 @@ import pandas as pd
 from toolkit.capture import Capture
 from toolkit.capture.frames import CAT, declare, fixed
 from toolkit.knowledge.dsh_tools import SCHEMAS
-from toolkit.knowledge.messages import Joined, Message
+from toolkit.knowledge.messages import Joined, Message, counted
 from toolkit.layers import LAYERS, capability, execution
 from toolkit.layers.config import FINDINGS, GatewayConfig, Settings
 from toolkit.layers.config.findings import findings_frame
@@ -341,7 +341,7 @@ def _serialization(findings, capture: Capture, filled: pd.DataFrame, said: dict[
         example = filled.iloc[0]
         evidence.append(
             Message(
-                "verify.serialization.filled",
+                counted("verify.serialization.filled", len(filled)),
                 n=len(filled),
                 tool=example["tool"],
                 call_id=example["call_id"],
@@ -450,11 +450,12 @@ def _capability(findings, caps: pd.DataFrame, said: dict[str, Message]) -> Layer
             return LayerResult(
                 "capability",
                 "fail",
-                Message("verify.capability.not_reached", bad=len(bad), n=len(caps)),
+                Message(counted("verify.capability.not_reached", len(caps)), bad=len(bad), n=len(caps)),
                 evidence,
                 fixes or [Message("verify.capability.fix_declare")],
             )
-        return LayerResult("capability", "pass", Message("verify.capability.all_accepted", n=len(caps)), evidence)
+        summary = Message(counted("verify.capability.all_accepted", len(caps)), n=len(caps))
+        return LayerResult("capability", "pass", summary, evidence)
     if worst is None:
         return LayerResult("capability", NOT_CHECKED, Message("verify.capability.no_image"), evidence)
     own = findings[(findings["layer"] == "capability") & ~findings["code"].astype(str).str.startswith("gateway-")]

@@ -181,6 +181,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "verify.config.finding_one": {"en": "{n} configuration finding", "zh-CN": "{n} 项配置问题"},
     "verify.config.findings": {"en": "{n} configuration findings", "zh-CN": "{n} 项配置问题"},
     "verify.serialization.on_wire": {"en": "tools on the wire: {states}", "zh-CN": "实际发送的工具：{states}"},
+    "verify.serialization.filled_one": {
+        "en": "{n} call filled every optional field (read as strict): {tool} {call_id}: {arguments}",
+        "zh-CN": "{n} 次工具调用填写了所有可选字段（按 strict 读取）：{tool} {call_id}：{arguments}",
+    },
     "verify.serialization.filled": {
         "en": "{n} calls filled every optional field (read as strict), e.g. {tool} {call_id}: {arguments}",
         "zh-CN": "{n} 次工具调用填写了所有可选字段（按 strict 读取），例如 {tool} {call_id}：{arguments}",
@@ -225,6 +229,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "verify.strict.fills": {"en": "{first}; {rest}", "zh-CN": "{first}；{rest}"},
     "verify.capability.verdict": {"en": "{verdict}: {evidence}", "zh-CN": "{verdict}：{evidence}"},
     "verify.capability.requests": {"en": "requests with images: {counts}", "zh-CN": "带图片的请求：{counts}"},
+    "verify.capability.not_reached_one": {
+        "en": "{bad} of {n} image request did not reach a model that takes it",
+        "zh-CN": "{n} 个图片请求中有 {bad} 个未到达支持图片的模型",
+    },
     "verify.capability.not_reached": {
         "en": "{bad} of {n} image requests did not reach a model that takes them",
         "zh-CN": "{n} 个图片请求中有 {bad} 个未到达支持图片的模型",
@@ -232,6 +240,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "verify.capability.fix_declare": {
         "en": "declare `input: [text, image]` only where the backend accepts images",
         "zh-CN": "仅在后端接受图片时声明 `input: [text, image]`",
+    },
+    "verify.capability.all_accepted_one": {
+        "en": "{n} image request, declared and accepted",
+        "zh-CN": "{n} 个图片请求，已声明并被接受",
     },
     "verify.capability.all_accepted": {
         "en": "{n} image requests, all declared and accepted",

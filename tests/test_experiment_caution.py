@@ -341,6 +341,13 @@ def test_a_status_every_request_would_get_stops_the_run_at_once(serve, tmp_path,
     assert m["verdict"] == "stopped" and m["complete"] is False and m["counts"]["sent"] == 1
 
 
+def test_the_stop_reads_in_chinese_with_the_endpoint_s_text_verbatim(serve, capsys, say_yes):
+    s = serve(401, {"content-type": "application/json"}, json.dumps(ERROR))
+    assert _cli(s.url, "--samples", "1", "--lang", "zh-CN") == 1
+    out = capsys.readouterr().out
+    assert "已停止：2 个请求中发送了 1 个：HTTP 401：Incorrect API key provided: sk-te***st." in out
+
+
 def test_a_redirect_is_an_error_and_stops_the_run(serve, tmp_path):
     s = serve(307, {"location": "http://127.0.0.1:9/elsewhere"})
     r = go(s.url, tmp_path / "out")

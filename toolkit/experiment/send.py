@@ -34,6 +34,7 @@ from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 from toolkit.capture.redact import REDACTED, redact_header, redact_text
 from toolkit.errors import InputError
+from toolkit.knowledge.messages import Message
 
 __all__ = [
     "FAILURES_IN_A_ROW",
@@ -113,7 +114,7 @@ class Attempt:
     wait: float | None = None  # for a 429: the seconds the server asked for (capped), else None
     headers: list[tuple[str, str]] = field(default_factory=list, repr=False)  # the response's, as received
     received: dict[str, Any] = field(default_factory=dict, repr=False)
-    failure: str | None = None  # why this is no answer to judge (the endpoint's error text in it), else None
+    failure: str | None = None  # why this is no answer to judge (a Message, the endpoint's text in it), else None
     fatal: bool = False  # the failure would repeat on every request (3xx, 401, 403, 404)
     interrupted: bool = False  # Ctrl-C came while the request was in flight
     key_replaced: bool = False  # the key occurred in what was sent or received, and was replaced in ``record``
@@ -429,7 +430,7 @@ class Sender:
             wait_s,
             resp_pairs,
             received=received,
-            failure=None if failure is None else self.scrub(failure),
+            failure=failure,
             fatal=fatal,
             interrupted=interrupted,
             key_replaced=self.api_key is not None and self.api_key in json.dumps(received, ensure_ascii=False),
@@ -457,23 +458,28 @@ class Sender:
         headers: list[tuple[str, str]],
         stream: bool,
     ) -> tuple[str | None, bool]:
-        """(why this attempt is no answer to judge, whether every request would get the same), or (None, False)."""
+        """(why this attempt is no answer to judge, whether every request would get the same), or (None, False).
+
+        The why is a ``Message`` (English as a str, the endpoint's own text verbatim in it, the key
+        replaced); a connection's error is the socket's text, as recorded."""
         if status is None:
-            return error or "no answer", False
-        said = error_text(text)
+            return self.scrub(error or "no answer"), False
+        said = self.scrub(error_text(text))
+        text_of = Message("experiment.failure.said", said=said) if said else ""
         if 300 <= status < 400:
             where = next((v for n, v in headers if n.lower() == "location"), "")
-            to = f" to {redact_url(where)}" if where else ""
-            return f"HTTP {status}{to}: a redirect is not an answer (redirects are never followed)", True
+            if where:
+                return Message("experiment.failure.redirect_to", status=status, where=redact_url(where)), True
+            return Message("experiment.failure.redirect", status=status), True
         if status in FATAL or status >= 500:
-            return f"HTTP {status}" + (f": {said}" if said else ""), status in FATAL
+            return Message("experiment.failure.status", status=status, said=text_of), status in FATAL
         if 200 <= status < 300 and error is None:
             kind = next((v for n, v in headers if n.lower() == "content-type"), "").lower()
             if cut:
                 return cut, False
             if not _is_json_answer(text, kind, stream):
-                shown = f" ({kind})" if kind else ""
-                return f"HTTP {status} without a JSON answer{shown}" + (f": {said}" if said else ""), False
+                key = "experiment.failure.not_json_kind" if kind else "experiment.failure.not_json"
+                return Message(key, status=status, kind=kind, said=text_of), False
         return None, False
 
     def send(

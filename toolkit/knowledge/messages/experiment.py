@@ -129,6 +129,25 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "answer cut or failed before it finished",
         "zh-CN": "应答在完成前被截断或失败",
     },
+    # why an attempt is no answer (send.Sender._failure); {said} is the endpoint's own text, verbatim
+    "experiment.failure.said": {"en": ": {said}", "zh-CN": "：{said}"},
+    "experiment.failure.status": {"en": "HTTP {status}{said}", "zh-CN": "HTTP {status}{said}"},
+    "experiment.failure.redirect": {
+        "en": "HTTP {status}: a redirect is not an answer (redirects are never followed)",
+        "zh-CN": "HTTP {status}：重定向不是应答（从不跟随重定向）",
+    },
+    "experiment.failure.redirect_to": {
+        "en": "HTTP {status} to {where}: a redirect is not an answer (redirects are never followed)",
+        "zh-CN": "HTTP {status}，重定向到 {where}：重定向不是应答（从不跟随重定向）",
+    },
+    "experiment.failure.not_json": {
+        "en": "HTTP {status} without a JSON answer{said}",
+        "zh-CN": "HTTP {status}，但没有 JSON 应答{said}",
+    },
+    "experiment.failure.not_json_kind": {
+        "en": "HTTP {status} without a JSON answer ({kind}){said}",
+        "zh-CN": "HTTP {status}，但没有 JSON 应答（{kind}）{said}",
+    },
     "experiment.stopped.in_a_row": {
         "en": "{n} requests in a row without an answer; the last: {last}",
         "zh-CN": "连续 {n} 个请求没有得到应答；最后一个：{last}",

@@ -13,6 +13,7 @@ import importlib
 import importlib.util
 import json
 import math
+import re
 import select
 import signal
 import socket
@@ -254,7 +255,11 @@ def test_nothing_judged_exits_non_zero_and_says_why(gw, tmp_path, capsys, say_ye
     assert "INCONCLUSIVE: nothing could be judged to compare (strict-absent: every answer was an error " in out
     assert "The model failed to produce a response." in out
     assert "no judged calls to compare on strict-absent and strict-false" in out
-    assert experiment.load(tmp_path / "out").manifest["verdict"] == "inconclusive"
+    back = experiment.load(tmp_path / "out")
+    assert back.manifest["verdict"] == "inconclusive"
+    md = (tmp_path / "out" / "experiment.md").read_text(encoding="utf-8")
+    assert "Inconclusive: nothing could be judged to compare." in md
+    assert not re.search(r"\bpass", out + md, re.IGNORECASE)  # no word "pass" anywhere
 
 
 def _one_answer_capture(tmp_path: Path, url: str, request: dict, sse: str) -> tuple:

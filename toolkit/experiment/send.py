@@ -35,6 +35,7 @@ from urllib.parse import SplitResult, urlsplit, urlunsplit
 from toolkit.capture.redact import REDACTED, redact_header, redact_text
 from toolkit.errors import InputError
 from toolkit.knowledge.messages import Message
+from toolkit.wire.envelopes import decode_error_body
 
 __all__ = [
     "FAILURES_IN_A_ROW",
@@ -43,6 +44,7 @@ __all__ = [
     "Attempt",
     "Limits",
     "Sender",
+    "error_text",
     "is_loopback",
     "redact_key",
     "redact_url",
@@ -197,19 +199,11 @@ def _dumps(value: Any) -> str:
 
 
 def error_text(body: str | None, *, limit: int = 300) -> str:
-    """What an error answer says, for a person: the JSON envelope's ``error.message`` (or ``message``,
-    ``detail``, ``error`` as text) when there is one, else the body's first ``limit`` characters."""
-    text = (body or "").strip()
-    try:
-        obj = json.loads(text)
-    except ValueError:
-        obj = None
-    if isinstance(obj, dict):
-        err = obj.get("error")
-        for found in (err.get("message") if isinstance(err, dict) else err, obj.get("message"), obj.get("detail")):
-            if isinstance(found, str) and found.strip():
-                return found.strip()[:limit]
-    flat = " ".join(text.split())
+    """What an error answer says, for a person, on one line: the envelope's message as
+    ``toolkit.wire.envelopes`` reads it (the one reading of error bodies: OpenAI's, Anthropic's, a
+    gateway's ``detail`` or bare ``error``), else the body itself; at most ``limit`` characters."""
+    message = decode_error_body(body)[2]
+    flat = " ".join((message or body or "").split())
     return flat[:limit] + ("…" if len(flat) > limit else "")
 
 

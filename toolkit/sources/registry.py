@@ -36,7 +36,6 @@ class Format:
     example: str  # an example file, relative to the repository (tests read it)
     noun: str  # what a person calls one ("a HAR capture"): the words of a refusal that names the file
 
-
     def reader(self) -> Callable[[Path, str], Iterator[Any]]:
         read: Callable[[Path, str], Iterator[Any]] = import_module(f"toolkit.sources.{self.module}").read
         return read

@@ -9,8 +9,6 @@ server thread sends to the main thread once the request has arrived, gated on th
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
 import math
 import re
@@ -26,6 +24,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from conftest import FIXTURES, REPO
+from experiment_lab import BEFORE, DSH, MODE, experiment, go, serving
 
 from toolkit.capture import load_capture
 from toolkit.errors import InputError
@@ -37,49 +36,15 @@ from toolkit.experiment.variants import build
 from toolkit.knowledge import dsh_runtime as rt
 from toolkit.present.cli import main
 
-experiment = importlib.import_module("toolkit.experiment.run")
-_spec = importlib.util.spec_from_file_location("lab_gateway_caution", REPO / "lab" / "gateway.py")
-gateway = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(gateway)
-
-BEFORE = REPO / "data" / "dsh-before-fix" / "capture.har"
-EXCHANGE = "capture.har:1"
-MODE = "danger-full-access"
-DSH = "0.1.0-rc.8"
-FAST = Limits(rate=1000.0)
 EXECUTION = json.loads((FIXTURES / "dsh" / "execution.json").read_text(encoding="utf-8"))
 
 
 # ---- servers on 127.0.0.1 ----------------------------------------------------------------------------
 
 
-class Gateway:
-    """The lab gateway in this process (port 0)."""
-
-    def __init__(self, log: Path):
-        self.log = log
-        self.server = gateway.make_server(0, log_path=log, clock="2026-11-30T00:00:00Z", seed=7)
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self.thread.start()
-        self.base = f"http://127.0.0.1:{self.server.server_port}"
-
-    def url(self, behaviour: str = "absent-is-strict") -> str:
-        return f"{self.base}/{behaviour}/v1/responses"
-
-    def lines(self) -> list[dict]:
-        self.server.drain()
-        return [json.loads(x) for x in self.log.read_text().splitlines()] if self.log.exists() else []
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.fixture
 def gw(tmp_path):
-    g = Gateway(tmp_path / "gateway.jsonl")
-    yield g
-    g.close()
+    yield from serving(tmp_path)
 
 
 class Fixed:
@@ -134,22 +99,6 @@ def serve():
     yield start
     for s in started:
         s.close()
-
-
-def go(url, out=None, **kw):
-    args = {
-        "exchange": EXCHANGE,
-        "endpoint": url,
-        "variants": ["strict-absent", "strict-false"],
-        "samples": 3,
-        "mode": MODE,
-        "dsh": DSH,
-        "out": out,
-        "limits": FAST,
-        "notice": lambda text: None,
-    }
-    args.update(kw)
-    return experiment.run(BEFORE, **args)
 
 
 def _cli(url, *more):

@@ -5,18 +5,16 @@ host notice, retries, timeouts, redirects, Ctrl-C. Plus the gateway's seeded ``g
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
 import random
 import signal
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pandas as pd
 import pytest
 from conftest import REPO
+from experiment_lab import BEFORE, DSH, EXCHANGE, FAST, MODE, Gateway, experiment, gateway, go, serving
 
 from toolkit.capture import load_capture
 from toolkit.errors import InputError
@@ -25,45 +23,13 @@ from toolkit.experiment.send import Limits, Sender, user_agent
 from toolkit.knowledge import dsh_runtime as rt
 from toolkit.present.cli import main
 
-experiment = importlib.import_module("toolkit.experiment.run")  # the module (the package exports its run())
-_spec = importlib.util.spec_from_file_location("lab_gateway_exp", REPO / "lab" / "gateway.py")
-gateway = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(gateway)
-
-BEFORE = REPO / "data" / "dsh-before-fix" / "capture.har"
 IMAGE = REPO / "data" / "dsh-image" / "capture.har"
-EXCHANGE = "capture.har:1"  # capture.har:0 is DSH's title request: it sends no tools
-MODE = "danger-full-access"
-DSH = "0.1.0-rc.8"  # the release that was recorded
 KEY = "sk-lab-FAKE-2222222222222222222222222222"
-FAST = Limits(rate=1000.0)
-
-
-class Gateway:
-    def __init__(self, log: Path, seed: int = 7):
-        self.log = log
-        self.server = gateway.make_server(0, log_path=log, clock="2026-11-30T00:00:00Z", seed=seed)
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self.thread.start()
-        self.base = f"http://127.0.0.1:{self.server.server_port}"
-
-    def url(self, behaviour: str = "absent-is-strict") -> str:
-        return f"{self.base}/{behaviour}/v1/responses"
-
-    def lines(self) -> list[dict]:
-        self.server.drain()
-        return [json.loads(x) for x in self.log.read_text().splitlines()] if self.log.exists() else []
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture
 def gw(tmp_path):
-    g = Gateway(tmp_path / "gateway.jsonl")
-    yield g
-    g.close()
+    yield from serving(tmp_path)
 
 
 class Tiny:
@@ -103,22 +69,6 @@ class Tiny:
         self.released.set()
         self.server.shutdown()
         self.server.server_close()
-
-
-def go(gw_url, out, **kw):
-    args = {
-        "exchange": EXCHANGE,
-        "endpoint": gw_url,
-        "variants": ["strict-absent", "strict-false"],
-        "samples": 3,
-        "mode": MODE,
-        "dsh": DSH,
-        "out": out,
-        "limits": FAST,
-        "notice": lambda text: None,
-    }
-    args.update(kw)
-    return experiment.run(BEFORE, **args)
 
 
 def recorded_refusal() -> str:

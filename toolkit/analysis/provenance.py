@@ -28,7 +28,7 @@ from toolkit.knowledge.dsh_runtime import ERROR_PREFIX
 from toolkit.knowledge.messages import MESSAGES, Joined, Message, counted
 from toolkit.knowledge.messages.surface import option
 from toolkit.layers import LAYERS
-from toolkit.layers.attribution import attribute_capture
+from toolkit.layers.attribution import attribute_capture, closest
 from toolkit.layers.config import Settings, load_settings
 
 QUESTIONS = (
@@ -246,15 +246,8 @@ def _unidentified(
         best = found.iloc[0] if len(found) else None
         if best is None:
             return Message("provenance.answer.sender_no_profile", state=state), Message("provenance.hint.sender")
-        closest = Message(
-            "provenance.closest",
-            name=best["name"],
-            version=best["version"],
-            options=best["options"],
-            exact=best["exact"],
-            tools=best["tools"],
-        )
-        return Message("provenance.answer.sender_unidentified", state=state, closest=closest), Message(
+        nearest = closest(best, "provenance.closest")
+        return Message("provenance.answer.sender_unidentified", state=state, closest=nearest), Message(
             "provenance.hint.sender"
         )
     adapters_matched = set(matches["adapter"].astype(str))

@@ -16,7 +16,15 @@ from toolkit.knowledge.messages import Joined, Message
 from toolkit.layers.serialization import adapter_refusals, schema_changes
 from toolkit.wire.schemas import flat_tool
 
-__all__ = ["ATTRIBUTION", "NO_MATCH", "attribute", "attribute_capture", "attribution_verdict", "capture_tools"]
+__all__ = [
+    "ATTRIBUTION",
+    "NO_MATCH",
+    "attribute",
+    "attribute_capture",
+    "attribution_verdict",
+    "capture_tools",
+    "closest",
+]
 
 #: ``attribute``: one row per adapter × version × api × options that puts the api on the wire, best first.
 ATTRIBUTION = declare(
@@ -180,6 +188,19 @@ def _phrases(phrases: list[Message]) -> Message:
     return Message("attribution.then", first=phrases[0], rest=_phrases(phrases[1:]))
 
 
+def closest(best: Any, key: str = "attribution.closest") -> Message:
+    """The profile nearest to tools that no profile reproduces (an ``attribute`` row), said as the closest
+    and never as the sender: ``key`` words it for its surface (the verdict line, provenance's answer)."""
+    return Message(
+        key,
+        name=best["name"],
+        version=best["version"],
+        options=best["options"],
+        exact=best["exact"],
+        tools=best["tools"],
+    )
+
+
 def attribution_verdict(table: pd.DataFrame) -> str:
     """One line for an ``attribute`` table: the matching profiles (all of them when several tie), or
     ``no profile matches`` and the closest; a toolkit ``Message`` (its English text as a ``str``)."""
@@ -187,15 +208,7 @@ def attribution_verdict(table: pd.DataFrame) -> str:
         return Message("attribution.no_adapter")
     hits = table[table["match"].fillna(False).astype(bool)]
     if hits.empty:
-        best = table.iloc[0]
-        return Message(
-            "attribution.closest",
-            name=best["name"],
-            version=best["version"],
-            options=best["options"],
-            exact=best["exact"],
-            tools=best["tools"],
-        )
+        return closest(table.iloc[0])
     groups: dict[tuple[str, str], dict[str, list[str]]] = {}
     for row in hits.itertuples(index=False):
         groups.setdefault((row.adapter, row.api), {}).setdefault(row.version, []).append(row.options)

@@ -16,9 +16,8 @@ from toolkit.analysis.verify import verify
 from toolkit.knowledge.messages import text
 
 sys.path.insert(0, str(REPO / "notebooks"))
-import render_postmortem
-
 import build
+import render_postmortem
 
 NOTEBOOKS = REPO / "notebooks"
 SOURCE = NOTEBOOKS / "06_postmortem.py"

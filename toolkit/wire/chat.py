@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolkit.wire.json_text import json_int
+from toolkit.wire.json_text import json_int, json_kind
 from toolkit.wire.records import (
     FINISH_REASON,
     REQUEST_BODY,
@@ -145,11 +145,16 @@ def decode_response(body: Any) -> ResponseInfo:
     _finish(info, choice.get("finish_reason"))
     if info.terminal is None:
         info.issues.append(Issue(RESPONSE_BODY, "no choice with a finish_reason"))
-    msg: Any = choice.get("message") if isinstance(choice.get("message"), dict) else {}
-    for tc in msg.get("tool_calls") or ():
+    msg: Any = choice.get("message", {})
+    if not isinstance(msg, dict):  # its calls cannot be read: say so, or they vanish without a word
+        info.issues.append(Issue(RESPONSE_BODY, f"choice 0's `message` is a {json_kind(msg)}, not an object"))
+        msg = {}
+    for i, tc in enumerate(msg.get("tool_calls") or ()):
         if isinstance(tc, dict):
             fn: Any = tc.get("function") if isinstance(tc.get("function"), dict) else {}
             info.calls.append(finished_call(tc.get("id"), None, fn.get("name"), fn.get("arguments")))
+        else:
+            info.issues.append(Issue(RESPONSE_BODY, f"tool_calls[{i}] is a {json_kind(tc)}, not an object: lost"))
     if isinstance(msg.get("function_call"), dict):  # legacy single function call
         fc = msg["function_call"]
         info.calls.append(finished_call(None, None, fc.get("name"), fc.get("arguments")))

@@ -10,10 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from toolkit.capture.load import load_capture
-from toolkit.errors import CaptureError
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -57,3 +54,89 @@ def test_chat_tool_call_that_is_a_number_is_a_problem(tmp_path):
     assert (row["calls"], row["reconciles"]) == (1, True)  # the undamaged call is kept
     assert _problems(cap) == {("byte 0", "response-body")}
     assert "tool_calls[0] is a number" in cap.problems["message"].iloc[0]
+
+
+# ---- Codex rollout: lines whose meaning is damaged --------------------------------------------------
+
+
+def _rollout_with(tmp_path: Path, seed: str, ptype: str, damage) -> tuple[dict, object, int]:
+    """The seed rollout with the first line whose payload type is ``ptype`` damaged by ``damage(obj)``
+    (which returns the new line text); the whole file's summary, the damaged capture, the line number."""
+    text = (FIXTURES / "codex" / seed).read_text()
+    lines = text.splitlines()
+    whole = _row(_load(tmp_path, "whole.jsonl", text.encode()))
+    for i, line in enumerate(lines):
+        obj = json.loads(line)
+        payload = obj.get("payload")
+        if ((payload.get("type") if isinstance(payload, dict) else None) or obj["type"]) == ptype:
+            lines[i] = damage(obj)
+            cap = _load(tmp_path, "damaged.jsonl", ("\n".join(lines) + "\n").encode())
+            return whole, cap, i + 1
+    raise AssertionError(f"{seed} has no {ptype} line")
+
+
+def _set(path: tuple, value):
+    def damage(obj):
+        target = obj
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+        return json.dumps(obj)
+
+    return damage
+
+
+def _bad_field_at(cap, line: int) -> str:
+    probs = cap.problems
+    hit = probs[(probs["location"] == f"line {line}") & (probs["kind"] == "bad-field")]
+    assert len(hit) == 1, probs[["location", "kind", "message"]].to_dict("records")
+    return hit["message"].iloc[0]
+
+
+def test_codex_payload_type_null_is_a_problem(tmp_path):
+    whole, cap, line = _rollout_with(
+        tmp_path, "danger-full-access-legacy.jsonl", "function_call", _set(("payload", "type"), None)
+    )
+    row = _row(cap)
+    assert row["calls"] == whole["calls"] - 1  # the damaged call is lost, and the row says so
+    assert "payload type is a null" in _bad_field_at(cap, line)
+    assert row["problems"] == whole["problems"] + 1 and row["reconciles"]
+
+
+def test_codex_unknown_item_type_is_a_problem(tmp_path):
+    _whole, cap, line = _rollout_with(
+        tmp_path,
+        "danger-full-access-legacy.jsonl",
+        "function_call_output",
+        _set(("payload", "type"), "fution_call_output"),
+    )
+    assert len(cap.tool_results) == 2  # of 3: the damaged one is lost, the others kept
+    assert "'fution_call_output' is not one the reader knows" in _bad_field_at(cap, line)
+    assert _row(cap)["reconciles"]
+
+
+def test_codex_unknown_line_type_is_a_problem(tmp_path):
+    whole, cap, line = _rollout_with(
+        tmp_path, "workspace-write-approved.jsonl", "reasoning", _set(("type",), "re[ponse_item")
+    )
+    assert "'re[ponse_item' is not one Codex writes" in _bad_field_at(cap, line)
+    assert _row(cap)["events"] == whole["events"]  # the line itself is still an event
+
+
+def test_codex_call_id_that_is_a_number_is_a_problem(tmp_path):
+    whole, cap, line = _rollout_with(
+        tmp_path, "danger-full-access-legacy.jsonl", "function_call", _set(("payload", "call_id"), 1.5)
+    )
+    row = _row(cap)
+    assert row["calls"] == whole["calls"] and row["events"] == whole["events"] - 1  # its tool/call event
+    assert "call_id is a number" in _bad_field_at(cap, line)
+
+
+def test_codex_turn_context_without_sandbox_policy_is_a_problem(tmp_path):
+    def damage(obj):
+        obj["payload"]["sa\\udc00xndbox_policy"] = obj["payload"].pop("sandbox_policy")
+        return json.dumps(obj)
+
+    whole, cap, line = _rollout_with(tmp_path, "danger-full-access-legacy.jsonl", "turn_context", damage)
+    assert _row(cap)["events"] == whole["events"] - 1  # its sandbox/mode event
+    assert "turn_context without sandbox_policy" in _bad_field_at(cap, line)

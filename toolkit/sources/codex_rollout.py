@@ -40,6 +40,7 @@ from toolkit.wire import json_text
 from toolkit.wire.json_text import json_int, json_kind, parse_arguments
 from toolkit.wire.records import (
     BAD_ENTRY,
+    BAD_FIELD,
     BAD_UTF8,
     UNKNOWN_SHAPE,
     Call,
@@ -153,6 +154,7 @@ class _Rollout:
             return
         time = _epoch(obj.get("timestamp"))
         sub = payload.get("type") if isinstance(payload, dict) else None
+        yield from self._unread(kind, payload, sub, where)
         extra: list[Event] = []
         xid = None
         p = payload if isinstance(payload, dict) else {}
@@ -200,6 +202,30 @@ class _Rollout:
         for ev in extra:
             ev.seq = seq
             yield ev
+
+    def _unread(self, kind: str, payload: Any, sub: Any, where: str) -> Iterator[Problem]:
+        """A line kept as an event whose meaning is lost (an unknown line or item type, a call id that is
+        not text, a turn without its sandbox policy) says so: a damaged line would otherwise drop an
+        exchange, a call, a tool result or a permission event without a word."""
+        msg = None
+        if kind not in codex.LINE_TYPES:
+            msg = f"rollout line type {kind!r} is not one Codex writes; kept as an event only"
+        elif kind in ("response_item", "event_msg") and not isinstance(payload, dict):
+            msg = f"{kind} payload is a {json_kind(payload)}, not an object; kept as an event only"
+        elif kind in ("response_item", "event_msg") and not isinstance(sub, str):
+            msg = f"{kind} payload type is a {json_kind(sub)}, not a string; kept as an event only"
+        elif kind == "response_item" and sub not in (*codex.MODEL_OUTPUT_ITEMS, *codex.TOOL_OUTPUT_ITEMS):
+            msg = f"response item type {sub!r} is not one the reader knows; not read as output or a tool result"
+        elif kind == "response_item" and "call_id" in payload and not isinstance(payload["call_id"], str):
+            msg = f"{sub} call_id is a {json_kind(payload['call_id'])}, not a string; read without a call id"
+        elif kind == "turn_context":
+            missing = [
+                k for k in ("sandbox_policy", "approval_policy") if not isinstance(payload, dict) or k not in payload
+            ]
+            if missing:
+                msg = f"turn_context without {' or '.join(missing)}: that permission state is not recorded"
+        if msg is not None:
+            yield Problem(self.source, where, BAD_FIELD, f"{where}: {msg}")
 
     def _permission_events(self, p: dict[str, Any], where: str, time: float | None) -> list[Event]:
         out = []

@@ -37,6 +37,7 @@ from toolkit.knowledge import dsh_images, openai_strict
 from toolkit.knowledge.dsh_runtime import ERROR_PREFIX
 from toolkit.knowledge.dsh_tools import SCHEMAS as DSH_SCHEMAS
 from toolkit.knowledge.messages import Message
+from toolkit.sources import yaml_text
 from toolkit.wire.records import STRICT_STATES
 
 # the layer an error belongs to (not toolkit.layers.LAYERS, the four layers of the verdict)
@@ -221,7 +222,7 @@ def _read_extra(extra) -> list:
 
 def _parse_yaml(text: str, where: str) -> list:
     try:
-        data = yaml.safe_load(text)
+        data = yaml_text.load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""

@@ -2,6 +2,14 @@
 
 ``suggest_fix`` has to leave comments, key order and formatting byte for byte, which no YAML dumper
 does; so the text is composed once for node positions and edited as lines.
+
+Every YAML the toolkit reads from a user's file (settings, gateway configs, rules, cassettes) is loaded
+by ``load`` here, so one set of bounds holds for all of them: the YAML comes from systems the user need
+not trust, and a 24 KB file of nested aliases ("billion laughs") expands to hundreds of millions of nodes
+when anything walks it, while deep nesting exhausts the stack. The events are scanned first (PyYAML's
+parser is a state machine, not recursive) and a document over ``MAX_YAML_ALIAS_NODES`` or
+``MAX_YAML_DEPTH`` is refused before anything is composed; a scalar its tag cannot construct
+(``!!int 12abc``) is a ``ConstructorError`` at its line, like every other YAML error.
 """
 
 from __future__ import annotations
@@ -12,21 +20,117 @@ from typing import Any
 import yaml
 
 __all__ = [
+    "MAX_YAML_ALIAS_NODES",
+    "MAX_YAML_DEPTH",
     "Edit",
     "Loc",
     "Path",
+    "TypedConstruction",
+    "YAMLLimitError",
     "apply",
     "block_mapping_indent",
     "compose",
     "delete_key",
     "insert_keys",
     "last_line",
+    "load",
     "path_text",
     "rename_key",
     "replace_value",
 ]
 
 Path = tuple[str | int, ...]  # ("llm-pi-ai", "providers", "gateway", "models", 0, "input")
+
+#: Nodes that aliases may add to a document, each alias counted as the whole subtree it repeats (nested
+#: aliases included). Settings files, gateway configs and cassettes use a handful, if any.
+MAX_YAML_ALIAS_NODES = 10_000
+#: Nesting of mappings and sequences; real settings and cassettes stay below 30.
+MAX_YAML_DEPTH = 100
+
+
+class YAMLLimitError(yaml.MarkedYAMLError):
+    """A document over one of the bounds above (a ``YAMLError``, so every reader reports it as it
+    reports bad YAML: file, line and column)."""
+
+    def __init__(self, problem: str, event: yaml.Event):
+        super().__init__(None, None, problem, event.start_mark)  # type: ignore[arg-type]  # libyaml's Mark
+
+
+class TypedConstruction:
+    """Mixin for a safe loader: a scalar its tag cannot construct (``!!int 12abc``, ``!!timestamp
+    2024-99-99``) raises PyYAML's ``ValueError``/``AttributeError``/``KeyError`` from deep in the
+    constructor, which no ``except yaml.YAMLError`` catches; it becomes a ``ConstructorError`` at the
+    node."""
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep)  # type: ignore[misc]
+        except yaml.YAMLError:
+            raise
+        except (ValueError, TypeError, AttributeError, KeyError, IndexError, OverflowError) as exc:
+            value = node.value if isinstance(node, yaml.ScalarNode) else ""
+            shown = value if len(value) <= 40 else value[:40] + "..."
+            tag = node.tag.replace("tag:yaml.org,2002:", "!!")
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{shown!r} is not a valid {tag} ({exc})", node.start_mark
+            ) from None
+
+
+class _SafeLoader(TypedConstruction, yaml.SafeLoader):
+    pass
+
+
+def _check_bounds(text: str, loader: type[Any]) -> None:
+    """Refuse a document over ``MAX_YAML_ALIAS_NODES`` or ``MAX_YAML_DEPTH`` from its event stream."""
+    size: dict[str, int] = {}  # anchor -> nodes it stands for (its aliases expanded)
+    open_: list[tuple[str | None, int]] = []  # the collections being read: (anchor, node count at start)
+    count = 0  # nodes so far, an alias counted as what it repeats
+    added = 0  # nodes the aliases added
+    for event in yaml.parse(text, Loader=loader):
+        if isinstance(event, yaml.AliasEvent):
+            if any(anchor == event.anchor for anchor, _ in open_):
+                raise YAMLLimitError(f"alias *{event.anchor} inside its own anchor (a structure without end)", event)
+            n = size.get(event.anchor or "")
+            if n is None:
+                continue  # an undefined alias: the composer reports it
+            count += n
+            added += n
+            if added > MAX_YAML_ALIAS_NODES:
+                raise YAMLLimitError(
+                    f"the aliases expand to more than MAX_YAML_ALIAS_NODES ({MAX_YAML_ALIAS_NODES:,}) nodes", event
+                )
+        elif isinstance(event, yaml.ScalarEvent):
+            count += 1
+            if event.anchor is not None:
+                size[event.anchor] = 1
+        elif isinstance(event, yaml.CollectionStartEvent):
+            count += 1
+            open_.append((event.anchor, count))
+            if len(open_) > MAX_YAML_DEPTH:
+                raise YAMLLimitError(f"nested deeper than MAX_YAML_DEPTH ({MAX_YAML_DEPTH}) levels", event)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            anchor, start = open_.pop()
+            if anchor is not None:
+                size[anchor] = count - start + 1
+
+
+def _document(text: str, loader: type[Any]) -> tuple[yaml.Node | None, Any]:
+    _check_bounds(text, loader)
+    parser = loader(text)
+    try:
+        node = parser.get_single_node()
+        data = parser.construct_document(node) if node is not None else None
+    finally:
+        parser.dispose()
+    return node, data
+
+
+def load(text: str, loader: type[Any] = _SafeLoader) -> Any:
+    """The document's value, within the bounds above; every failure is a ``yaml.YAMLError``.
+
+    ``loader`` is a safe loader class that mixes in ``TypedConstruction`` (the cassettes' adds their
+    ``!binary`` constructors)."""
+    return _document(text, loader)[1]
 
 
 @dataclass(frozen=True)
@@ -56,13 +160,8 @@ def path_text(path: Path) -> str:
 
 
 def compose(text: str) -> tuple[Any, dict[Path, Loc]]:
-    """The document's value (safe loader) and the location of every mapping key and sequence item."""
-    loader = yaml.SafeLoader(text)
-    try:
-        node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else None
-    finally:
-        loader.dispose()
+    """The document's value (``load``) and the location of every mapping key and sequence item."""
+    node, data = _document(text, _SafeLoader)
     locs: dict[Path, Loc] = {}
     if node is not None:
         locs[()] = Loc(None, None, node)

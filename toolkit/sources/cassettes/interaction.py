@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from toolkit.errors import CaptureError
+from toolkit.sources import yaml_text
 from toolkit.wire import json_text
 from toolkit.wire.encodings import (
     MAX_BODY_BYTES,
@@ -63,7 +64,7 @@ class BadBinary:
         self.message = message
 
 
-class _Loader(_Base):  # type: ignore[misc,valid-type]
+class _Loader(yaml_text.TypedConstruction, _Base):  # type: ignore[misc,valid-type]
     pass
 
 
@@ -133,7 +134,7 @@ def load(path: Path) -> Any:
                 path, f"not JSON: {exc.msg}", location=f"line {exc.lineno}, column {exc.colno}"
             ) from None
     try:
-        return yaml.load(text, Loader=_Loader)  # a SafeLoader subclass
+        return yaml_text.load(text, _Loader)  # a SafeLoader subclass, within yaml_text's bounds
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else None

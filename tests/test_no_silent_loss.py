@@ -10,7 +10,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from toolkit.capture.load import load_capture
+from toolkit.errors import CaptureError
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -140,3 +143,18 @@ def test_codex_turn_context_without_sandbox_policy_is_a_problem(tmp_path):
     whole, cap, line = _rollout_with(tmp_path, "danger-full-access-legacy.jsonl", "turn_context", damage)
     assert _row(cap)["events"] == whole["events"] - 1  # its sandbox/mode event
     assert "turn_context without sandbox_policy" in _bad_field_at(cap, line)
+
+
+# ---- HAR: a damaged structure that closes "log" before its entries ----------------------------------
+
+
+def test_har_without_its_creator_line_is_an_error_not_zero_entries(tmp_path):
+    lines = (ROOT / "data" / "after-fix" / "capture.har").read_text().splitlines(keepends=True)
+    whole = _row(_load(tmp_path, "whole.har", "".join(lines).encode()))
+    assert whole["entries"] == 2 and whole["reconciles"]
+    creator = next(i for i, line in enumerate(lines) if line.strip() == '"creator": {')
+    damaged = "".join(lines[:creator] + lines[creator + 1 :]).encode()
+    with pytest.raises(CaptureError, match='"log" ends without an "entries" array') as err:
+        _load(tmp_path, "damaged.har", damaged)
+    closed = damaged.index(b"}", damaged.index(b'"version": "11.0.2"'))  # creator's brace now closes "log"
+    assert err.value.location == f"byte {closed}"

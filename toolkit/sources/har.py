@@ -146,7 +146,7 @@ class _FastWalker:
         self.raw_bytes = raw  # the whole buffer, for bytes.find (offsets shifted by the BOM)
         self.path, self.bom = path, bom
         self.exact: _Walker | None = None
-        self.found_log = False
+        self.found_log = self.found_entries = False
 
     @property
     def error(self) -> tuple[int, str] | None:
@@ -272,6 +272,7 @@ class _FastWalker:
                     sep = bytes(buf[end - 1 : key.end()]) if key is not None else b""
 
         def visit_log(key: str, pos: int) -> Generator[Any, None, int]:
+            self.found_entries |= key == "entries"
             return (yield from (array(pos) if key == "entries" else skip(pos)))
 
         def visit_top(key: str, pos: int) -> Generator[Any, None, int]:
@@ -280,7 +281,10 @@ class _FastWalker:
             self.found_log = True
             return (yield from obj(pos, visit_log))
 
+        self.found_entries = False
         yield from obj(0, visit_top)
+        if self.found_log and not self.found_entries:  # the exact walker says where "log" ends
+            raise _Unsure
 
 
 class _Walker:
@@ -289,6 +293,8 @@ class _Walker:
     def __init__(self, text: str, path: Path, bom: int):
         self.text, self.path, self.bom = text, path, bom
         self.error: tuple[int, str] | None = None
+        self.found_log = self.in_entries = self.found_entries = False
+        self.log_end = 0  # where the "log" object ends
         self.bad_byte: int | None = None  # the first byte that is not UTF-8 in the entry last yielded
 
     def byte_offset(self, pos: int) -> int:
@@ -341,11 +347,12 @@ class _Walker:
         if key != "log":
             return (yield from self._skip(pos))
         self.found_log = True
-        return (yield from self._object(pos, self._visit_log))
+        self.log_end = yield from self._object(pos, self._visit_log)
+        return self.log_end
 
     def _visit_log(self, key: str, pos: int) -> _Walk:
         if key == "entries":
-            self.in_entries = True
+            self.in_entries = self.found_entries = True
             end = yield from self._array(pos)
             self.in_entries = False
             return end
@@ -353,9 +360,11 @@ class _Walker:
 
     def entries(self) -> Generator[tuple[Any, int], None, None]:
         """Yield (entry, char offset); a structural error ends the walk with one ``_Broken``."""
-        self.found_log = self.in_entries = False
+        self.found_log = self.in_entries = self.found_entries = False
         try:
             yield from self._object(0, self._visit_top)
+            if self.found_log and not self.found_entries:  # a damaged structure can close "log" early
+                raise _StructureError(self.log_end - 1, '"log" ends without an "entries" array')
             if not self.found_log:
                 self.error = (0, 'not a HAR file: no top-level "log" object')
         except _StructureError as exc:

@@ -158,3 +158,23 @@ def test_har_without_its_creator_line_is_an_error_not_zero_entries(tmp_path):
         _load(tmp_path, "damaged.har", damaged)
     closed = damaged.index(b"}", damaged.index(b'"version": "11.0.2"'))  # creator's brace now closes "log"
     assert err.value.location == f"byte {closed}"
+
+
+# ---- JSONL exchange log: a request body that is null -------------------------------------------------
+
+
+def test_jsonl_request_body_null_is_a_problem(tmp_path):
+    text = (ROOT / "data" / "litellm-responses-to-chat" / "gateway.jsonl").read_text()
+    lines = text.splitlines()
+    whole = _row(_load(tmp_path, "whole.jsonl", text.encode()))
+    damaged = next(i for i, line in enumerate(lines) if (json.loads(line)["request"].get("body") or {}).get("tools"))
+    obj = json.loads(lines[damaged])
+    tools = len(obj["request"]["body"]["tools"])
+    obj["request"]["body"] = None
+    lines[damaged] = json.dumps(obj)
+    cap = _load(tmp_path, "damaged.jsonl", ("\n".join(lines) + "\n").encode())
+    row = _row(cap)
+    assert row["tools"] == whole["tools"] - tools and row["exchanges"] == whole["exchanges"]
+    assert _problems(cap) == {(f"line {damaged + 1}", "body-missing")}
+    assert "request body is null" in cap.problems["message"].iloc[0]
+    assert row["reconciles"] and whole["problems"] == 0  # the GETs before it, which send no body, say nothing

@@ -34,9 +34,12 @@ from toolkit.sources.jsonl.fields import (
 from toolkit.wire import encodings
 from toolkit.wire.http import ParsedBody
 from toolkit.wire.json_text import json_kind
-from toolkit.wire.records import BAD_BODY, Issue
+from toolkit.wire.records import BAD_BODY, BODY_MISSING, Issue
 
 __all__ = ["TIME_KEYS", "body", "entry", "matches"]
+
+#: Methods whose requests carry no body, so that a missing one loses nothing.
+_BODILESS = ("GET", "HEAD", "OPTIONS", "DELETE")
 
 #: The start-time keys, in the order they are looked for.
 TIME_KEYS = ("started_at", "timestamp", "time")
@@ -59,6 +62,9 @@ def entry(obj: dict[str, Any]) -> Entry:
     e.url = str_or_none(req.get("url"))
     e.request_headers = headers(req.get("headers"), "request", e.issues)
     value = req.get("body")
+    if value is None and (e.method or "POST").upper() not in _BODILESS:  # its tools and inputs are unknown
+        said = "null" if "body" in req else "absent"
+        e.issues.append(Issue(BODY_MISSING, f"request body is {said}: what the request sent is unknown"))
     if value is None or isinstance(value, str):
         e.request_body, e.request_bytes, req_fid = body(req, e.request_headers, "request", e.issues)
     else:  # the log holds the body as JSON: decoded as it is, not serialised and parsed again

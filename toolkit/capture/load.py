@@ -25,8 +25,9 @@ from toolkit.capture.redact import redact_header, redact_obj, redact_text
 from toolkit.errors import CaptureError
 from toolkit.knowledge.messages import text
 from toolkit.sources import detect
-from toolkit.wire.records import Decoded, EntryCount, Event, Problem, ToolResult
+from toolkit.wire.records import BAD_FIELD, Decoded, EntryCount, Event, Issue, Problem, ToolResult
 from toolkit.wire.schemas import schema_facts, schema_hash, strict_state
+from toolkit.wire.values import clean_text, epoch_seconds, finite, has_surrogate, int64, what_is_wrong
 
 FRAME_NAMES = tuple(frames.SCHEMAS)
 _WHERE_SENT = ("exchange_id", "item_index", "part_index")  # the columns of ``inputs`` the wide view keeps
@@ -312,8 +313,11 @@ class Builder:
 
     def add(self, rec, fmt: str) -> None:
         if isinstance(rec, Decoded):
+            rec.issues.extend(_checked_decoded(rec))
             self._decoded(rec)
         elif isinstance(rec, Event):
+            for message in _checked(rec, _EVENT_FIELDS, "event"):
+                self.rows["problems"].append((rec.source, rec.location, BAD_FIELD, message, rec.exchange_id))
             self.rows["events"].append(
                 (
                     rec.source,
@@ -388,13 +392,19 @@ class Builder:
         for t in d.echoed_tools or ():
             if isinstance(t, dict):
                 fn = t["function"] if isinstance(t.get("function"), dict) else t
-                echoed.setdefault(fn.get("name"), strict_state(t))
+                name = fn.get("name")
+                if name is None or isinstance(name, str):
+                    echoed.setdefault(name, strict_state(t))
+                else:  # a name that is a list names no tool
+                    d.issues.append(Issue(BAD_FIELD, f"echoed tool name: {what_is_wrong(name)}, not a string; ignored"))
         tools = self.rows["tools"]
         for pos, tool in enumerate(d.tools):
             h = schema_hash(tool.parameters)
             facts = schema_facts(tool.parameters, h)
             entry = self.schemas.get(h)
             if entry is None:
+                if _holds_surrogate(tool.parameters):  # checked once per distinct schema
+                    d.issues.append(Issue(BAD_FIELD, f"tool {tool.name} parameters: text with a lone surrogate"))
                 props = tool.parameters.get("properties") if isinstance(tool.parameters, dict) else None
                 self.schemas[h] = [tool.parameters, len(props) if isinstance(props, dict) else 0, 1, xid]
             else:
@@ -543,6 +553,109 @@ class Builder:
 
 _MISS = object()
 
+# What each field of a record must be to fit its frame column: "int" (int64), "time" (epoch seconds a
+# timestamp holds), "float" (finite), "text" (a string with no lone surrogate), "bool".
+_EXCHANGE_FIELDS = {
+    "started_at": "time",
+    "method": "text",
+    "url": "text",
+    "host": "text",
+    "path": "text",
+    "model": "text",
+    "stream": "bool",
+    "status": "int",
+    "duration_ms": "float",
+    "request_bytes": "int",
+    "response_bytes": "int",
+    "error_type": "text",
+    "error_code": "text",
+    "error_message": "text",
+    "provider": "text",
+    "input_tokens": "int",
+    "output_tokens": "int",
+    "cache_read_tokens": "int",
+    "reasoning_tokens": "int",
+    "log_id": "text",
+}
+_EVENT_FIELDS = {"seq": "int", "time": "time", "type": "text", "turn": "int", "step": "int"}
+_TOOL_FIELDS = {"name": "text", "description": "text"}
+_CALL_FIELDS = {"call_id": "text", "item_id": "text", "name": "text", "arguments_raw": "text"}
+_HEADER_FIELDS = {"name": "text", "value": "text"}
+_PART_FIELDS = {
+    "role": "text",
+    "media_type": "text",
+    "byte_size": "int",
+    "text": "text",
+    "call_id": "text",
+    "name": "text",
+}
+_FITS = {
+    "int": int64,
+    "time": epoch_seconds,
+    "float": finite,
+    "bool": lambda v: v if isinstance(v, bool) else None,
+}
+
+
+def _checked(rec, fields: dict[str, str], what: str) -> list[str]:
+    """Each field of ``rec`` that does not fit its column made ``None`` (text: its lone surrogates made
+    U+FFFD), with one message per field saying what it held. The readers check what they compute with;
+    this is the last check before a column, so that no reader's miss costs the rest of the file."""
+    out = []
+    for name, form in fields.items():
+        v = getattr(rec, name)
+        if v is None:
+            continue
+        if form == "text":
+            if type(v) is str:
+                if v.isascii() or not has_surrogate(v):
+                    continue
+                setattr(rec, name, clean_text(v))
+                out.append(f"{what} {name}: a lone surrogate, read as U+FFFD")
+                continue
+            fit = None
+        else:
+            fit = _FITS[form](v)
+            if fit is not None and (form != "int" or fit is v):
+                if fit is not v:
+                    setattr(rec, name, fit)
+                continue
+        setattr(rec, name, None)
+        out.append(f"{what} {name}: {what_is_wrong(v)} does not fit; left empty")
+    return out
+
+
+def _holds_surrogate(obj) -> bool:
+    """Whether a parsed JSON value holds a lone surrogate anywhere (orjson refuses to write one)."""
+    try:
+        orjson.dumps(obj)
+    except TypeError:
+        try:
+            json.dumps(obj, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        except (TypeError, ValueError, RecursionError):  # not JSON at all: not this check's to say
+            return False
+    return False
+
+
+def _checked_decoded(d: Decoded) -> list[Issue]:
+    """``_checked`` over an exchange and everything read with it, as issues of the exchange."""
+    messages = _checked(d.exchange, _EXCHANGE_FIELDS, "exchange")
+    for t in d.tools:
+        messages += _checked(t, _TOOL_FIELDS, "tool")
+    for c in d.calls:
+        messages += _checked(c, _CALL_FIELDS, "call")
+    for h in d.headers:
+        messages += _checked(h, _HEADER_FIELDS, f"{h.direction} header")
+        if h.name is None:
+            h.name = ""
+        if h.value is None:
+            h.value = ""
+    for p in d.inputs or ():
+        messages += _checked(p, _PART_FIELDS, "input part")
+    return [Issue(BAD_FIELD, m) for m in dict.fromkeys(messages)]
+
 
 _API_SUFFIXES = ("/chat/completions", "/responses", "/completions", "/messages")
 
@@ -568,7 +681,7 @@ def part_id(values: tuple) -> str:
     try:  # orjson writes these values (text, integers, booleans, None) byte for byte as json.dumps does
         doc = orjson.dumps(values)
     except TypeError:  # what orjson refuses (an integer past 64 bits, a lone surrogate): the reference writer
-        doc = json.dumps(list(values), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        doc = json.dumps(list(values), ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
     return hashlib.sha256(doc).hexdigest()[:16]
 
 

@@ -46,6 +46,7 @@ from toolkit.wire.records import (
     Issue,
     Problem,
 )
+from toolkit.wire.values import clean_text, finite, has_surrogate, what_is_wrong
 
 __all__ = ["read", "recognize"]
 
@@ -481,6 +482,9 @@ def _body(container: dict[str, Any] | None, headers: list[Header], what: str, is
         )
         return None
     if not encoded:
+        if has_surrogate(text):  # "\ud800" in the JSON: a string no UTF-8 encoder writes
+            issues.append(Issue(BAD_UTF8, f"{what} body text holds a lone surrogate; read with U+FFFD in its place"))
+            text = clean_text(text)
         return text.encode("utf-8")
     chunks = _polly_chunks(text)
     try:
@@ -539,6 +543,15 @@ def _entry(e: dict[str, Any], source: str, location: str, xid: str) -> Decoded:
             started = datetime.fromisoformat(e["startedDateTime"]).timestamp()
         except ValueError:
             issues.append(Issue(BAD_FIELD, f"startedDateTime {e['startedDateTime']!r} is not ISO 8601"))
+    duration = finite(e.get("time"))
+    if e.get("time") is not None and duration is None:
+        issues.append(Issue(BAD_FIELD, f"time: {what_is_wrong(e['time'])}, not a number of milliseconds"))
+    if req.get("postData") is not None and not isinstance(req["postData"], dict):
+        issues.append(Issue(BAD_FIELD, f"request postData: {what_is_wrong(req['postData'])}, not an object"))
+        req = {k: v for k, v in req.items() if k != "postData"}
+    if resp.get("content") is not None and not isinstance(resp["content"], dict):
+        issues.append(Issue(BAD_FIELD, f"response content: {what_is_wrong(resp['content'])}, not an object"))
+        resp = {k: v for k, v in resp.items() if k != "content"}
     ex = Exchange(
         exchange_id=xid,
         source=source,
@@ -549,7 +562,7 @@ def _entry(e: dict[str, Any], source: str, location: str, xid: str) -> Decoded:
         host=host,
         path=path,
         status=status,
-        duration_ms=float(e["time"]) if isinstance(e.get("time"), (int, float)) and e["time"] >= 0 else None,
+        duration_ms=duration if duration is not None and duration >= 0 else None,
     )
     body_status = req.get("_requestBodyStatus")
     if isinstance(body_status, str) and body_status.startswith("discarded"):

@@ -43,6 +43,7 @@ from toolkit.wire.encodings import MAX_BODY_BYTES, BodyDecodeError, decode_conte
 from toolkit.wire.http import decode_exchange
 from toolkit.wire.records import (
     BAD_ENTRY,
+    BAD_FIELD,
     BODY_MISSING,
     FLOW_ERROR,
     NOT_HTTP,
@@ -54,6 +55,7 @@ from toolkit.wire.records import (
     Problem,
 )
 from toolkit.wire.tnetstring import MAX_PREFIX, TNetStringError, parse, read_prefix
+from toolkit.wire.values import finite, int64, what_is_wrong
 
 __all__ = ["NATIVE_VERSIONS", "read", "recognize"]
 
@@ -305,19 +307,24 @@ def _decode_flow(flow: Any, source: str, index: int) -> Decoded:
     if error is not None:
         msg = getattr(error, "msg", None) or str(error)
         issues.append(Issue(FLOW_ERROR, f"mitmproxy recorded an error: {msg}"))
-    started = _attr(req, "timestamp_start")
-    ended = _attr(resp, "timestamp_end") if resp is not None else None
+    started = _number(_attr(req, "timestamp_start"), "request timestamp_start", issues)
+    ended = _number(_attr(resp, "timestamp_end"), "response timestamp_end", issues) if resp is not None else None
+    if status is not None:
+        code = int64(status)
+        if code is None:
+            issues.append(Issue(BAD_FIELD, f"response status_code: {what_is_wrong(status)}, not an integer"))
+        status = code
     exchange = Exchange(
         exchange_id=f"{source}:{index}",
         source=source,
         location=f"flow {index}",
-        started_at=float(started) if started is not None else None,
+        started_at=started,
         method=_attr(req, "method"),
         url=url,
         host=host,
         path=path,
-        status=int(status) if status is not None else None,
-        duration_ms=(float(ended) - float(started)) * 1000.0 if started is not None and ended is not None else None,
+        status=status,
+        duration_ms=(ended - started) * 1000.0 if started is not None and ended is not None else None,
         request_bytes=req_size,
         response_bytes=resp_size,
         body_fidelity="wire",
@@ -337,8 +344,26 @@ def _decode_flow(flow: Any, source: str, index: int) -> Decoded:
     metadata = getattr(flow, "metadata", None)
     times = metadata.get("sse_chunk_times") if isinstance(metadata, dict) else None
     if isinstance(times, (list, tuple)):
-        decoded.chunk_times = [float(t) for t in times if isinstance(t, (int, float))]
+        kept = [f for f in map(finite, times) if f is not None]
+        if len(kept) != len(times):
+            odd = next(t for t in times if finite(t) is None)
+            decoded.issues.append(
+                Issue(
+                    BAD_FIELD, f"metadata sse_chunk_times: {len(times) - len(kept)} not a time ({what_is_wrong(odd)})"
+                )
+            )
+        decoded.chunk_times = kept
     return decoded
+
+
+def _number(value: Any, what: str, issues: list[Issue]) -> float | None:
+    """A flow's timestamp as a float, or ``None`` with a problem when it is not a finite number."""
+    if value is None:
+        return None
+    out = finite(value)
+    if out is None:
+        issues.append(Issue(BAD_FIELD, f"{what}: {what_is_wrong(value)}, not a time"))
+    return out
 
 
 def _content(message: Any, direction: str, issues: list[Issue]) -> tuple[bytes | None, int | None]:

@@ -15,7 +15,6 @@ raises ``CaptureError``.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from os import PathLike
@@ -126,11 +125,13 @@ def _api_of(ev: SSEEvent) -> str | None:
         return "messages"
     try:
         payload = loads(ev.data)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # ValueError: not JSON, or an integer past Python's digit limit
         return None
     if not isinstance(payload, dict):
         return None
     kind = payload.get("type")
+    if not isinstance(kind, str):  # an object is no event name (and no key of a set)
+        kind = None
     if isinstance(kind, str) and kind.startswith("response."):
         return "responses"
     if kind in _MESSAGES_EVENTS:

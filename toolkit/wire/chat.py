@@ -194,7 +194,13 @@ class ChatStream(StreamMachine):
             return
         info.model = info.model or _str(chunk.get("model"))
         _usage(info, chunk.get("usage"))
-        for choice in chunk.get("choices") or ():
+        choices = chunk.get("choices")
+        if choices is not None and not isinstance(choices, list):
+            self._issue(
+                RESPONSE_BODY, f"chunk's `choices` is a {json_kind(choices)}, not a list: chunk skipped", offset
+            )
+            choices = None
+        for choice in choices or ():
             if not isinstance(choice, dict):
                 continue
             ci = json_int(choice.get("index")) or 0

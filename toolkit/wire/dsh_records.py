@@ -41,6 +41,7 @@ from toolkit.knowledge.dsh_session import (
 from toolkit.wire.json_text import json_int, json_kind, loads, parse_arguments
 from toolkit.wire.records import (
     BAD_ENTRY,
+    BAD_FIELD,
     CALL_NOT_DISPATCHED,
     FINISH_REASON,
     PACKED_CHUNKS,
@@ -61,6 +62,7 @@ from toolkit.wire.records import (
     ToolResult,
 )
 from toolkit.wire.schemas import strict_state
+from toolkit.wire.values import TOO_MANY_DIGITS, finite, int64, what_is_wrong
 
 __all__ = [
     "Record",
@@ -358,6 +360,12 @@ class SessionDecoder:
             st.exchange_id if st else None,
         )
         out.insert(0, event)
+        for name in ("seq", "time"):
+            value = obj.get(name)
+            if value is not None and (seq if name == "seq" else time_ms) is None:
+                out.insert(
+                    1, Problem(self.source, f"line {line}", BAD_FIELD, f"{name}: {what_is_wrong(value)}; left empty")
+                )
 
         if kind == REQUEST_HEADER:
             self._on_request_header(d, line)
@@ -771,14 +779,18 @@ def _parse_line(raw: bytes | str, *, first: bool = False) -> tuple[Any, str | No
         return None, f"invalid JSON: {exc.msg} at column {exc.colno}"
     except RecursionError:
         return None, "invalid JSON: nested too deeply"
+    except ValueError:  # Python's limit on the digits of an integer it converts (sys.get_int_max_str_digits)
+        return None, f"invalid JSON: {TOO_MANY_DIGITS}"
 
 
 def _is_int(v: Any) -> TypeGuard[int]:
-    return isinstance(v, int) and not isinstance(v, bool)
+    """An integer an int64 column holds (a 400-digit ``seq`` is not one)."""
+    return int64(v) is not None
 
 
 def _is_number(v: Any) -> TypeGuard[int | float]:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+    """A number arithmetic on it keeps finite (``1e400`` is infinity, a 400-digit integer no float)."""
+    return finite(v) is not None
 
 
 def _str(v: Any) -> str | None:

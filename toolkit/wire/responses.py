@@ -14,7 +14,7 @@ import orjson
 
 from toolkit.knowledge.dsh_images import PLACEHOLDER_TOOL, PLACEHOLDER_USER
 from toolkit.wire.envelopes import error_fields
-from toolkit.wire.json_text import json_int, parse_arguments
+from toolkit.wire.json_text import json_int, json_kind, parse_arguments
 from toolkit.wire.records import (
     BAD_UTF8,
     CALL_ARGUMENTS,
@@ -507,8 +507,10 @@ class ResponsesStream(StreamMachine):
             self._stopped = True
             return
         etype = get("type")
-        if type(etype) is not str:
-            return  # no branch below takes a type that is not a string
+        if type(etype) is not str:  # no branch below takes a type that is not a string
+            if etype is not None:
+                self._issue(RESPONSE_BODY, f"event type is a {json_kind(etype)}, not a string: event skipped", offset)
+            return
         kind = _KIND.get(etype)
         if kind is _QUIET:  # text, reasoning and part events: nothing a frame holds
             return

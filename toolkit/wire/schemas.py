@@ -71,7 +71,9 @@ def schema_hash(schema: Any) -> str:
     if digest is None:
         if len(_hash_cache) >= _CACHE_MAX:
             _hash_cache.clear()
-        digest = _hash_cache[key] = hashlib.sha256(canonical_json(schema).encode("utf-8")).hexdigest()[:16]
+        # a lone surrogate (``"\\udfff"`` in the JSON) is hashed as its code point: the hash must not fail
+        text = canonical_json(schema).encode("utf-8", "surrogatepass")
+        digest = _hash_cache[key] = hashlib.sha256(text).hexdigest()[:16]
     return digest
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolkit.wire.json_text import describe_json_error, loads, utf8
+from toolkit.wire.values import TOO_MANY_DIGITS
 
 __all__ = [
     "BAD_TEXT",
@@ -312,6 +313,9 @@ def parse_json_events(
                 payload = loads(ev.data)
             except json.JSONDecodeError as e:
                 yield ev.offset, None, describe_json_error(e)
+                continue
+            except ValueError:  # an integer past Python's digit limit (sys.get_int_max_str_digits)
+                yield ev.offset, None, TOO_MANY_DIGITS
                 continue
             if isinstance(payload, dict):
                 yield ev.offset, payload, None

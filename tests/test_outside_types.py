@@ -1,0 +1,330 @@
+"""Values from a file are never trusted for their type or range (issue 27 §2).
+
+Each case takes a real file of the project (data/ or tests/fixtures/), damages one value in code the way
+the fuzz campaign did (a 400-digit or 4,350-digit integer, ``1e400``, a lone surrogate, a JSON value of
+the wrong type), and reads it. The promise checked: no exception other than ``CaptureError``, a problem
+row at the damaged entry's place that names the field, and every undamaged entry read as in the original.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import zstandard
+
+from toolkit.capture.load import load_capture
+from toolkit.errors import CaptureError
+from toolkit.wire.records import PROBLEM_KINDS
+from toolkit.wire.tnetstring import parse
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+
+HUGE = "1" + "0" * 400  # past 64 bits, past a float: OverflowError wherever it is made a float or a C long
+DIGITS = "9" * 4350  # past Python's int-string digit limit (4,300): ValueError where it is parsed
+
+
+# --- how each format is damaged -----------------------------------------------------------------------
+
+
+def _json_at(doc, path: list, value):
+    for key in path[:-1]:
+        doc = doc[key]
+    doc[path[-1]] = value
+
+
+def _raw(value: str):
+    """A marker for JSON text written verbatim in place of a value (numbers json.dumps cannot write)."""
+    return f"@@RAW:{value}@@"
+
+
+def _dumps(doc) -> str:
+    text = json.dumps(doc)
+    return re.sub(r'"@@RAW:(.*?)@@"', lambda m: json.loads(m.group(0))[6:-2], text)
+
+
+def _har(path: list, value) -> Callable[[], bytes]:
+    def make() -> bytes:
+        doc = json.loads((ROOT / "data/after-fix/capture.har").read_text("utf-8"))
+        _json_at(doc, ["log", "entries", *path], value)
+        return _dumps(doc).encode()
+
+    return make
+
+
+def _dsh(line: int, key: str, value: str) -> Callable[[], bytes]:
+    def make() -> bytes:
+        raw = zstandard.ZstdDecompressor().stream_reader((ROOT / "data/dsh-after-fix/session.jsonl.zstd").open("rb"))
+        lines = raw.read().split(b"\n")
+        doc = json.loads(lines[line - 1])
+        doc[key] = _raw(value)
+        lines[line - 1] = _dumps(doc).encode()
+        return zstandard.ZstdCompressor().compress(b"\n".join(lines))
+
+    return make
+
+
+def _tnet(value) -> bytes:
+    """A typed-netstring writer (the form of .mitm flows) for the damaged flows."""
+    if value is None:
+        return b"0:~"
+    if isinstance(value, bool):
+        p = b"true" if value else b"false"
+        return b"%d:%s!" % (len(p), p)
+    if isinstance(value, int):
+        p = str(value).encode()
+        return b"%d:%s#" % (len(p), p)
+    if isinstance(value, float):
+        p = repr(value).encode()
+        return b"%d:%s^" % (len(p), p)
+    if isinstance(value, bytes):
+        return b"%d:%s," % (len(value), value)
+    if isinstance(value, str):
+        p = value.encode("utf-8")
+        return b"%d:%s;" % (len(p), p)
+    if isinstance(value, list):
+        p = b"".join(_tnet(v) for v in value)
+        return b"%d:%s]" % (len(p), p)
+    p = b"".join(_tnet(k) + _tnet(v) for k, v in value.items())
+    return b"%d:%s}" % (len(p), p)
+
+
+def _mitm(flow: int, path: list, value) -> Callable[[], bytes]:
+    def make() -> bytes:
+        data = (ROOT / "data/after-fix/capture.mitm").read_bytes()
+        flows, pos = [], 0
+        while pos < len(data):
+            state, pos = parse(data, pos)
+            flows.append(state)
+        _json_at(flows[flow], path, value)
+        return b"".join(_tnet(f) for f in flows)
+
+    return make
+
+
+def _sse(name: str, event: int, path: list, value) -> Callable[[], bytes]:
+    """Damage the ``event``-th data line (0-based) of an SSE fixture."""
+
+    def make() -> bytes:
+        lines = (FIXTURES / "sse" / name).read_text("utf-8").split("\n")
+        data = [i for i, line in enumerate(lines) if line.startswith("data: {")]
+        doc = json.loads(lines[data[event]][len("data: ") :])
+        _json_at(doc, path, value)
+        lines[data[event]] = "data: " + _dumps(doc)
+        return "\n".join(lines).encode()
+
+    return make
+
+
+def _response_body(path: list, value) -> Callable[[], bytes]:
+    def make() -> bytes:
+        doc = json.loads((FIXTURES / "response-body/responses_function_call.json").read_text("utf-8"))
+        _json_at(doc, path, value)
+        return _dumps(doc).encode()
+
+    return make
+
+
+def _text(fixture: str, old: str, new: str) -> Callable[[], bytes]:
+    def make() -> bytes:
+        text = (FIXTURES / fixture).read_text("utf-8")
+        assert old in text
+        return text.replace(old, new, 1).encode()
+
+    return make
+
+
+# (id, original file, suffix of the damaged copy, how it is damaged, the damaged entry's place, a word of
+# the problem's message naming what is wrong there)
+CASES = [
+    # huge numbers
+    (
+        "dsh-seq-400-digits",
+        "data/dsh-after-fix/session.jsonl.zstd",
+        ".jsonl.zstd",
+        _dsh(6, "seq", HUGE),
+        "line 6",
+        "seq",
+    ),
+    (
+        "dsh-seq-4350-digits",
+        "data/dsh-after-fix/session.jsonl.zstd",
+        ".jsonl.zstd",
+        _dsh(6, "seq", DIGITS),
+        "line 6",
+        "digits",
+    ),
+    (
+        "dsh-time-400-digits",
+        "data/dsh-after-fix/session.jsonl.zstd",
+        ".jsonl.zstd",
+        _dsh(6, "time", "-" + HUGE),
+        "line 6",
+        "time",
+    ),
+    (
+        "dsh-time-1e400",
+        "data/dsh-after-fix/session.jsonl.zstd",
+        ".jsonl.zstd",
+        _dsh(6, "time", "1e400"),
+        "line 6",
+        "time",
+    ),
+    ("har-time-400-digits", "data/after-fix/capture.har", ".har", _har([0, "time"], _raw(HUGE)), "entry 0", "time"),
+    ("har-time-1e400", "data/after-fix/capture.har", ".har", _har([0, "time"], _raw("1e400")), "entry 0", "time"),
+    (
+        "mitm-chunk-time-400-digits",
+        "data/after-fix/capture.mitm",
+        ".mitm",
+        _mitm(1, ["metadata"], {"sse_chunk_times": [1.0, int(HUGE)]}),
+        "flow 1",
+        "sse_chunk_times",
+    ),
+    (
+        "mitm-start-400-digits",
+        "data/after-fix/capture.mitm",
+        ".mitm",
+        _mitm(1, ["request", "timestamp_start"], int(HUGE)),
+        "flow 1",
+        "timestamp_start",
+    ),
+    (
+        "sse-created-4350-digits",
+        "tests/fixtures/sse/responses_function_call.sse",
+        ".sse",
+        _sse("responses_function_call.sse", 1, ["response", "created_at"], _raw(DIGITS)),
+        "byte 0",
+        "digits",
+    ),
+    # lone surrogates
+    (
+        "har-header-surrogate",
+        "data/after-fix/capture.har",
+        ".har",
+        _har([0, "request", "headers", 0, "value"], _raw('"\\ud83d"')),
+        "entry 0",
+        "surrogate",
+    ),
+    (
+        "har-body-surrogate",
+        "data/after-fix/capture.har",
+        ".har",
+        _har([0, "response", "content", "text"], _raw('"x\\udc00x"')),
+        "entry 0",
+        "surrogate",
+    ),
+    (
+        "ruby-vcr-schema-surrogate",
+        "tests/fixtures/ruby-vcr/openai.yaml",
+        ".yaml",
+        _text("ruby-vcr/openai.yaml", "The bash command to execute.", "The bash \\udfff command."),
+        "interaction 0",
+        "surrogate",
+    ),
+    (
+        "go-vcr-input-surrogate",
+        "tests/fixtures/go-vcr/openai.yaml",
+        ".yaml",
+        _text("go-vcr/openai.yaml", "List the files in the workspace.", "List the \\ud800 files."),
+        "interaction 0",
+        "surrogate",
+    ),
+    # wrong JSON types
+    (
+        "har-postdata-number",
+        "data/after-fix/capture.har",
+        ".har",
+        _har([0, "request", "postData"], 5),
+        "entry 0",
+        "postData",
+    ),
+    (
+        "mitm-method-list",
+        "data/after-fix/capture.mitm",
+        ".mitm",
+        _mitm(1, ["request", "method"], [b"POST"]),
+        "flow 1",
+        "method",
+    ),
+    (
+        "mitm-status-text",
+        "data/after-fix/capture.mitm",
+        ".mitm",
+        _mitm(1, ["response", "status_code"], b"OK"),
+        "flow 1",
+        "status",
+    ),
+    (
+        "sse-type-object",
+        "tests/fixtures/sse/responses_function_call.sse",
+        ".sse",
+        _sse("responses_function_call.sse", 1, ["type"], {"a": 1}),
+        "byte 0",
+        "type",
+    ),
+    (
+        "sse-choices-number",
+        "tests/fixtures/sse/chat_tool_call.sse",
+        ".sse",
+        _sse("chat_tool_call.sse", 3, ["choices"], 1),
+        "byte 0",
+        "choices",
+    ),
+    (
+        "response-tool-name-list",
+        "tests/fixtures/response-body/responses_function_call.json",
+        ".json",
+        _response_body(["tools", 0, "name"], ["bash"]),
+        "byte 0",
+        "name",
+    ),
+]
+
+
+def _counts(cap, damaged: str) -> dict[str, int]:
+    """Rows of each frame outside the damaged entry: of exchanges at other places, of events at other lines."""
+    other = set(cap.exchanges.loc[cap.exchanges.location != damaged, "exchange_id"])
+    out = {"exchanges": len(other)}
+    for name in ("calls", "tools", "headers"):
+        frame = getattr(cap, name)
+        out[name] = int(frame.exchange_id.isin(other).sum())
+    out["events"] = int((cap.events.location != damaged).sum())
+    return out
+
+
+@pytest.mark.parametrize(
+    ("original", "suffix", "make", "place", "word"),
+    [pytest.param(*c[1:], id=c[0]) for c in CASES],
+)
+def test_a_damaged_value_is_a_problem_row_and_the_rest_is_kept(original, suffix, make, place, word, tmp_path):
+    path = tmp_path / f"damaged{suffix}"
+    path.write_bytes(make())
+    try:
+        cap = load_capture(path)
+    except CaptureError:
+        pytest.fail("a damaged value in one entry made the whole file unreadable")
+    before = load_capture(ROOT / original)
+    assert before.problems.empty
+    here = cap.problems[cap.problems.location == place]
+    assert not here.empty, f"no problem row at {place}: {cap.problems.to_dict('records')}"
+    assert set(here.kind) <= set(PROBLEM_KINDS)
+    assert here.message.str.contains(word).any(), here.message.tolist()
+    assert _counts(cap, place) == _counts(before, place)
+
+
+@pytest.mark.parametrize("c", CASES, ids=[c[0] for c in CASES])
+def test_a_damaged_file_through_the_cli_is_never_a_traceback(c, tmp_path, capsys):
+    """The same files through ``python -m toolkit`` summary: exit 0 with problems, or one line and exit 2."""
+    from toolkit.present.cli import main
+
+    path = tmp_path / f"damaged{c[2]}"
+    path.write_bytes(c[3]())
+    try:
+        code = main(["summary", str(path)])
+    except SystemExit as e:
+        code = e.code
+    assert code in (0, None, 2)

@@ -6,20 +6,25 @@ zstd (detected by its magic bytes, never by the name), splits lines and counts t
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
 from os import PathLike
 from pathlib import Path
 from typing import BinaryIO
 
 from toolkit.errors import CaptureError
+from toolkit.sources import inflate
 from toolkit.sources.sniff import ZSTD_MAGIC, first_line_object
 from toolkit.wire.dsh_records import Record, SessionDecoder, SessionHeaderError
 from toolkit.wire.records import BAD_COMPRESSION, EntryCount, Problem
 
-__all__ = ["READ_SIZE", "read", "recognize"]
+__all__ = ["READ_SIZE", "ZSTD_FEED", "read", "recognize"]
 
-#: Bytes read from the file per step; a zstd frame's output per step is bounded by its input.
+#: Bytes read from the file per step.
 READ_SIZE = 64 * 1024
+#: Compressed bytes given to zstd per call: a zstd block of 3 or 4 bytes may inflate to 128 KiB, so one
+#: call's output is at most about 11 MiB, and the ratio cap is checked after each.
+ZSTD_FEED = 256
 
 
 def read(path: str | PathLike[str], source: str) -> Iterator[Record | EntryCount]:
@@ -34,12 +39,12 @@ def read(path: str | PathLike[str], source: str) -> Iterator[Record | EntryCount
     except OSError as exc:
         raise CaptureError(path, f"cannot open: {exc.strerror or exc}") from None
     with f:
-        chunks = _ZstdChunks(f) if f.read(4) == ZSTD_MAGIC else _PlainChunks(f)
+        chunks = _ZstdChunks(f, path) if f.read(4) == ZSTD_MAGIC else _PlainChunks(f)
         f.seek(0)
         decoder = SessionDecoder(source)
         n_lines = 0
         header_line = None
-        for lineno, raw in _lines(chunks):
+        for lineno, raw in _lines(chunks, path):
             if not raw.strip():
                 continue
             if header_line is None:
@@ -83,11 +88,14 @@ class _ZstdChunks:
     """Every concatenated zstd frame decoded in turn, streamed; a broken stream stops with ``error``.
 
     One decompression object per frame, so that a last frame cut short is noticed: zstandard's
-    ``stream_reader(read_across_frames=True)`` (0.25) returns a silent short read in that case.
+    ``stream_reader(read_across_frames=True)`` (0.25) returns a silent short read in that case. Its
+    ``decompress`` takes no output limit, so input goes in ``ZSTD_FEED`` bytes at a time and the output
+    is counted against ``inflate``'s ratio cap: a bomb stops with a ``CaptureError`` naming the cap.
     """
 
-    def __init__(self, f: BinaryIO) -> None:
+    def __init__(self, f: BinaryIO, path: Path) -> None:
         self._f = f
+        self._budget = inflate.Budget(path, "zstd", os.fstat(f.fileno()).st_size, whole=False)
         self.error: str | None = None
         self.offset = 0  # decompressed bytes handed out so far
         self.frames = 0  # frames decoded completely
@@ -99,29 +107,32 @@ class _ZstdChunks:
         obj = None
         consumed = 0  # compressed bytes fed in
         frame_at = 0  # compressed offset where the current frame starts
-        while comp := self._f.read(READ_SIZE):
-            consumed += len(comp)
-            while comp:
-                if obj is None:
-                    obj = dctx.decompressobj()
-                    frame_at = consumed - len(comp)
-                try:
-                    out = obj.decompress(comp)
-                except zstandard.ZstdError as exc:
-                    self.error = (
-                        f"corrupt zstd data in frame {self.frames + 1} (at compressed byte {frame_at}): "
-                        f"{exc}; decoding stopped after {self.offset} decompressed bytes"
-                    )
-                    return
-                if out:
-                    self.offset += len(out)
-                    yield out
-                if obj.eof:
-                    self.frames += 1
-                    comp = obj.unused_data
-                    obj = None
-                else:
-                    comp = b""
+        while block := self._f.read(READ_SIZE):
+            for at in range(0, len(block), ZSTD_FEED):
+                comp = block[at : at + ZSTD_FEED]
+                consumed += len(comp)
+                while comp:
+                    if obj is None:
+                        obj = dctx.decompressobj()
+                        frame_at = consumed - len(comp)
+                    try:
+                        out = obj.decompress(comp)
+                    except zstandard.ZstdError as exc:
+                        self.error = (
+                            f"corrupt zstd data in frame {self.frames + 1} (at compressed byte {frame_at}): "
+                            f"{exc}; decoding stopped after {self.offset} decompressed bytes"
+                        )
+                        return
+                    if out:
+                        self._budget.spend(len(out))
+                        self.offset += len(out)
+                        yield out
+                    if obj.eof:
+                        self.frames += 1
+                        comp = obj.unused_data
+                        obj = None
+                    else:
+                        comp = b""
         if obj is not None:
             self.error = (
                 f"zstd stream truncated: frame {self.frames + 1} (at compressed byte {frame_at}) ends early "
@@ -129,20 +140,27 @@ class _ZstdChunks:
             )
 
 
-def _lines(chunks: Iterable[bytes]) -> Iterator[tuple[int, bytes]]:
-    """``(line number, bytes)`` for each ``\\n``-separated line; an unterminated tail is a line too."""
+def _lines(chunks: Iterable[bytes], path: Path) -> Iterator[tuple[int, bytes]]:
+    """``(line number, bytes)`` for each ``\\n``-separated line; an unterminated tail is a line too. A line
+    longer than ``inflate.MAX_LINE_BYTES`` is refused rather than buffered."""
     pending: list[bytes] = []
+    held = 0  # bytes in pending
     n = 0
     for chunk in chunks:
         start = 0
         while (nl := chunk.find(b"\n", start)) >= 0:
             pending.append(chunk[start:nl])
             n += 1
+            if held + nl - start > inflate.MAX_LINE_BYTES:
+                raise inflate.line_too_long(path, n)
             yield n, b"".join(pending)
-            pending = []
+            pending, held = [], 0
             start = nl + 1
         if start < len(chunk):
             pending.append(chunk[start:])
+            held += len(chunk) - start
+            if held > inflate.MAX_LINE_BYTES:
+                raise inflate.line_too_long(path, n + 1)
     if pending:
         yield n + 1, b"".join(pending)
 

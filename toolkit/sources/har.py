@@ -14,7 +14,6 @@ compressed bodies kept as base64, ``.zhar`` (zlib) and gzip files.
 from __future__ import annotations
 
 import contextlib
-import gzip
 import json
 import re
 import zlib
@@ -29,6 +28,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from toolkit.errors import CaptureError
+from toolkit.sources.inflate import inflate_file
 from toolkit.sources.sniff import first_line_object
 from toolkit.wire.encodings import MAX_BODY_BYTES, BodyDecodeError, decode_base64, decode_content, sniff_compression
 from toolkit.wire.http import decode_exchange
@@ -104,16 +104,16 @@ class _BadEntry(_Broken):
 
 
 def _load_bytes(path: Path) -> tuple[bytes, int]:
-    """The file's bytes (gzip and zlib undone) after any BOM, and the BOM's length."""
+    """The file's bytes (gzip and zlib undone, within ``inflate``'s caps) after any BOM, and the BOM's length."""
     raw = path.read_bytes()
     if raw[:2] == b"\x1f\x8b":
         try:
-            raw = gzip.decompress(raw)
+            raw = inflate_file(raw, "gzip", path)
         except (OSError, EOFError) as exc:
             raise CaptureError(path, f"corrupt gzip data: {exc}") from None
     elif len(raw) >= 2 and raw[0] == 0x78 and (raw[0] * 256 + raw[1]) % 31 == 0:
         try:
-            raw = zlib.decompress(raw)
+            raw = inflate_file(raw, "zlib", path)
         except zlib.error as exc:
             raise CaptureError(path, f"corrupt zlib (.zhar) data: {exc}") from None
     bom = 3 if raw.startswith(b"\xef\xbb\xbf") else 0

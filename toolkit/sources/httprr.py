@@ -14,7 +14,6 @@ end of the file is a ``bad-entry`` Problem and reading stops there (nothing afte
 
 from __future__ import annotations
 
-import gzip
 import re
 from collections.abc import Iterator
 from os import PathLike
@@ -22,6 +21,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from toolkit.errors import CaptureError
+from toolkit.sources.inflate import inflate_file
 from toolkit.wire.http import decode_exchange
 from toolkit.wire.http1 import Http1Error, Request, Response, parse_request, parse_response
 from toolkit.wire.records import BAD_ENTRY, RESPONSE_BODY, Decoded, EntryCount, Exchange, Header, Issue, Problem
@@ -82,7 +82,7 @@ def _load(path: Path) -> bytes:
         raise CaptureError(path, f"cannot open: {exc.strerror or exc}") from None
     if raw[:2] == b"\x1f\x8b":  # trace.httprr.gz
         try:
-            raw = gzip.decompress(raw)
+            raw = inflate_file(raw, "gzip", path)
         except (OSError, EOFError) as exc:
             raise CaptureError(path, f"corrupt gzip data: {exc}", location="byte 0") from None
     return raw

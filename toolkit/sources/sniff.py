@@ -8,26 +8,24 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from toolkit.errors import CaptureError
+from toolkit.sources import inflate
 
-__all__ = ["HEAD_BYTES", "LINE_LIMIT", "ZSTD_MAGIC", "first_line", "first_line_object", "head"]
+__all__ = ["HEAD_BYTES", "ZSTD_MAGIC", "first_line", "first_line_object", "head"]
 
 HEAD_BYTES = 64 * 1024
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 
-#: How far ``first_line`` reads to find the end of a long first line (a JSONL record with a large body).
-LINE_LIMIT = 64 * 1024 * 1024
-
-
 def head(path: Path, n: int = HEAD_BYTES) -> bytes:
-    """The first ``n`` bytes of the file's content, through zstd/gzip/zlib compression."""
+    """The first ``n`` bytes of the file's content, through zstd/gzip/zlib compression. Each decompressor
+    is asked for at most what is still missing, so a bomb costs ``n`` bytes, never its whole output."""
     return _read(path, n, to_newline=False)
 
 
 def first_line(path: Path) -> bytes:
-    """The content up to and including its first newline (at most ``LINE_LIMIT`` bytes): a head that holds
-    no whole line cannot say whether the file is JSON Lines."""
-    return _read(path, LINE_LIMIT, to_newline=True)
+    """The content up to and including its first newline (at most ``inflate.MAX_LINE_BYTES``, the longest
+    line a line reader takes): a head that holds no whole line cannot say whether the file is JSON Lines."""
+    return _read(path, inflate.MAX_LINE_BYTES, to_newline=True)
 
 
 def _read(path: Path, n: int, *, to_newline: bool) -> bytes:

@@ -8,7 +8,6 @@ bytes; one that is not valid base64 costs its body (a ``bad-base64`` problem), n
 
 from __future__ import annotations
 
-import gzip
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ import yaml
 
 from toolkit.errors import CaptureError
 from toolkit.sources import yaml_text
+from toolkit.sources.inflate import inflate_file
 from toolkit.wire import json_text
 from toolkit.wire.encodings import (
     MAX_BODY_BYTES,
@@ -119,7 +119,7 @@ def load(path: Path) -> Any:
         raise CaptureError(path, f"cannot open: {exc.strerror or exc}") from None
     if raw[:2] == b"\x1f\x8b":  # .yaml.gz
         try:
-            raw = gzip.decompress(raw)
+            raw = inflate_file(raw, "gzip", path)
         except (OSError, EOFError) as exc:
             raise CaptureError(path, f"corrupt gzip data: {exc}", location="byte 0") from None
     try:

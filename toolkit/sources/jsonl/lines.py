@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import gzip
 import io
 import json
+import os
 from collections.abc import Callable, Iterable, Iterator
 from os import PathLike
 from typing import Any
@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 
 from toolkit.errors import CaptureError
+from toolkit.sources import inflate
 from toolkit.sources.jsonl import canonical, flat, helicone, litellm, litellm_payload
 from toolkit.sources.jsonl.entry import Entry, to_decoded
 from toolkit.wire.json_text import json_kind, loads
@@ -20,7 +21,7 @@ from toolkit.wire.records import BAD_ENTRY, BAD_UTF8, DECODER, UNKNOWN_SHAPE, De
 __all__ = ["read", "recognizes", "records"]
 
 _BOM = b"\xef\xbb\xbf"
-_Stream = io.BufferedReader | gzip.GzipFile
+_Stream = io.BufferedReader
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 #: (recogniser, reader) per shape, in the order they are tried.
@@ -92,30 +93,31 @@ def recognizes(obj: Any) -> bool:
 
 
 def _open(path: str | PathLike[str]) -> _Stream:
-    """The file as a binary stream of lines, through gzip or zstd compression (sniffed)."""
+    """The file as a binary stream of lines, through gzip or zstd compression (sniffed), within
+    ``inflate``'s ratio cap."""
     try:
         f = open(path, "rb")
         magic = f.read(4)
         f.seek(0)
+        size = os.fstat(f.fileno()).st_size
     except OSError as exc:
         raise CaptureError(path, f"cannot open: {exc.strerror or exc}") from None
     if magic[:2] == b"\x1f\x8b":
-        f.close()
-        return gzip.open(path, "rb")
+        return inflate.open_stream(f, "gzip", path, size)
     if magic == _ZSTD_MAGIC:
-        import zstandard
-
-        # closefd (the default) closes ``f`` with the reader
-        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(f, read_across_frames=True))
+        return inflate.open_stream(f, "zstd", path, size)
     return f
 
 
 def _numbered_lines(f: _Stream, path: str | PathLike[str]) -> Iterator[tuple[int, bytes]]:
-    """(line number, raw line); a corrupt compressed tail ends the file with a CaptureError."""
+    """(line number, raw line); a corrupt compressed tail ends the file with a CaptureError, and so
+    does a line longer than ``inflate.MAX_LINE_BYTES`` or output past the inflation caps."""
     line_no = 0
     while True:
         try:
-            raw = f.readline()
+            raw = f.readline(inflate.MAX_LINE_BYTES + 1)
+        except CaptureError:
+            raise
         except Exception as exc:  # gzip/zstd corruption (OSError, EOFError, zstandard.ZstdError)
             raise CaptureError(
                 path, f"compressed data is corrupt after line {line_no}: {exc}", location=f"line {line_no + 1}"
@@ -123,6 +125,8 @@ def _numbered_lines(f: _Stream, path: str | PathLike[str]) -> Iterator[tuple[int
         if not raw:
             return
         line_no += 1
+        if len(raw) > inflate.MAX_LINE_BYTES and not raw.endswith(b"\n"):
+            raise inflate.line_too_long(path, line_no)
         yield line_no, raw
 
 

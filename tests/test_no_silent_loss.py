@@ -8,9 +8,11 @@ silently, and checks the problem row, the counts of the undamaged parts, and the
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
+from test_source_mitm import _tnet
 
 from toolkit.capture.load import load_capture
 from toolkit.errors import CaptureError
@@ -178,3 +180,24 @@ def test_jsonl_request_body_null_is_a_problem(tmp_path):
     assert _problems(cap) == {(f"line {damaged + 1}", "body-missing")}
     assert "request body is null" in cap.problems["message"].iloc[0]
     assert row["reconciles"] and whole["problems"] == 0  # the GETs before it, which send no body, say nothing
+
+
+# ---- mitmproxy flows: a response that is not an object ----------------------------------------------
+
+
+def test_mitm_response_that_is_a_boolean_is_a_problem(tmp_path, monkeypatch):
+    from toolkit.wire.tnetstring import parse
+
+    monkeypatch.setitem(sys.modules, "mitmproxy", None)  # the toolkit's own flow reader, as without mitmproxy
+    data, pos, flows = (FIXTURES / "mitm" / "mitmproxy-6.0.2.mitm").read_bytes(), 0, []
+    while pos < len(data):
+        state, pos = parse(data, pos)
+        flows.append(state)
+    whole = _row(_load(tmp_path, "whole.mitm", b"".join(_tnet(f) for f in flows)))
+    assert (whole["exchanges"], whole["calls"], whole["problems"]) == (2, 2, 0)
+    flows[1]["response"] = False
+    cap = _load(tmp_path, "damaged.mitm", b"".join(_tnet(f) for f in flows))
+    row = _row(cap)
+    assert (row["exchanges"], row["calls"], row["reconciles"]) == (2, 1, True)  # flow 0 keeps its call
+    assert ("flow 1", "bad-field") in _problems(cap)
+    assert "response is a boolean, not an object" in " ".join(cap.problems["message"])

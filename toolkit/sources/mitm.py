@@ -41,6 +41,7 @@ from toolkit.knowledge.mitmproxy import CONVERT_COMMAND, HAR_COMMAND, release_of
 from toolkit.sources.mitm_migrate import CURRENT, OLDEST, MigrationError, migrate
 from toolkit.wire.encodings import MAX_BODY_BYTES, BodyDecodeError, decode_content
 from toolkit.wire.http import decode_exchange
+from toolkit.wire.json_text import json_kind
 from toolkit.wire.records import (
     BAD_ENTRY,
     BAD_FIELD,
@@ -229,7 +230,10 @@ def _hostport(scheme: str, host: str, port: Any) -> str:
 class _StateFlow:
     def __init__(self, state: dict[str, Any]) -> None:
         self.request = _StateMessage(state.get("request") or {})
-        self.response = _StateMessage(state["response"]) if isinstance(state.get("response"), dict) else None
+        resp = state.get("response")
+        self.response = _StateMessage(resp) if isinstance(resp, dict) else None
+        # a response that is there but no object: its status and body are lost, and the row says so
+        self.bad_response = None if resp is None or isinstance(resp, dict) else json_kind(resp)
         err = state.get("error")
         self.error = type("FlowError", (), {"msg": _text(err.get("msg"))})() if isinstance(err, dict) else None
         self.metadata = state.get("metadata") if isinstance(state.get("metadata"), dict) else {}
@@ -303,6 +307,8 @@ def _decode_flow(flow: Any, source: str, index: int) -> Decoded:
     if resp is not None:
         resp_body, resp_size = _content(resp, "response", issues)
         status = _attr(resp, "status_code")
+    if (bad := getattr(flow, "bad_response", None)) is not None:
+        issues.append(Issue(BAD_FIELD, f"response is a {bad}, not an object: its status and body are lost"))
     error = getattr(flow, "error", None)
     if error is not None:
         msg = getattr(error, "msg", None) or str(error)

@@ -12,8 +12,9 @@ The caps:
   may inflate to. Streaming readers (JSON Lines, DSH session logs) hold one line at a time and have no
   such cap; a file that large is read, as its plain twin would be.
 * ``MAX_INFLATE_RATIO`` (100): no file may inflate to more than 100 times its size on disk once its
-  output passes ``RATIO_FREE_BYTES`` (16 MiB). JSON compresses 5 to 20 times; a bomb of one repeated
-  byte, 1,000 times (gzip) or far more (zstd). The ratio stops a bomb after a bounded amount of work
+  output passes ``RATIO_FREE_BYTES`` (16 MiB). The project's own HARs, JSON Lines, cassettes and DSH
+  session logs compress 2 to 24 times (gzip and zstd -19); a bomb of one repeated byte, 1,000 times
+  (gzip) or far more (zstd). The ratio stops a bomb after a bounded amount of work
   in streaming readers too, which the size cap alone would not.
 * ``MAX_LINE_BYTES`` (64 MiB): the longest line a line reader takes (and the furthest
   ``sniff.first_line`` looks); a line without an end within it is refused, not buffered.

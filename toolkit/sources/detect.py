@@ -10,6 +10,7 @@ from typing import Any
 from toolkit.errors import CaptureError
 from toolkit.sources import registry
 from toolkit.sources.sniff import HEAD_BYTES, first_line, first_line_object, head
+from toolkit.wire import json_text
 
 __all__ = ["FORMATS", "check_format", "detect", "reader_for", "recognize_file"]
 
@@ -96,7 +97,10 @@ def _refuse(path: Path, data: bytes, text: bytes) -> None:
         )
     if text[:1] == b"{":
         try:
-            json.loads(text)
+            try:
+                json.loads(text)
+            except RecursionError:  # Python's parser recurses: say where, as a JSON error
+                raise json_text.depth_error(text.decode("utf-8", "replace")) from None
         except ValueError as exc:
             if len(text) < HEAD_BYTES:
                 pos = getattr(exc, "pos", None)

@@ -94,10 +94,11 @@ def _reader(f: BinaryIO, kind: str) -> Callable[[int], bytes]:
 
 
 def first_line_object(text: bytes) -> dict[str, Any] | None:
-    """The first line parsed as a JSON object, or None (not JSON, or not an object)."""
+    """The first line parsed as a JSON object, or None (not JSON, nested past Python's stack, or not an
+    object)."""
     first = text.partition(b"\n")[0]
     try:
         obj = json.loads(first)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return obj if isinstance(obj, dict) else None

@@ -8,7 +8,17 @@ from typing import Any
 
 import orjson
 
-__all__ = ["StrictDecoder", "describe_json_error", "json_int", "json_kind", "loads", "parse_arguments", "utf8"]
+__all__ = [
+    "MAX_JSON_DEPTH",
+    "StrictDecoder",
+    "depth_error",
+    "describe_json_error",
+    "json_int",
+    "json_kind",
+    "loads",
+    "parse_arguments",
+    "utf8",
+]
 
 
 class _NotJSON(ValueError):
@@ -35,6 +45,8 @@ class StrictDecoder(json.JSONDecoder):
     def raw_decode(self, s: str, idx: int = 0) -> tuple[Any, int]:
         try:
             return super().raw_decode(s, idx)
+        except RecursionError:  # Python's parser recurses: nesting past its stack is a JSON error
+            raise depth_error(s, idx) from None
         except _NotJSON as e:
             # everything before the literal parsed, so its strings are whole: the first match outside one
             pos = next((m.start(1) for m in _CONSTANT.finditer(s, idx) if m.group(1) == e.literal), idx)
@@ -43,20 +55,53 @@ class StrictDecoder(json.JSONDecoder):
 
 _STRICT = StrictDecoder()
 
+#: Nesting of arrays and objects ``loads`` accepts: orjson's own limit. Past it Python's decoder would
+#: recurse until ``RecursionError``, so JSON nested deeper is refused as ``JSONDecodeError`` at the
+#: bracket that goes past it.
+MAX_JSON_DEPTH = 1024
+_STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"|[\[{]|[\]}]')
+
+
+class JSONTooDeep(json.JSONDecodeError, RecursionError):
+    """JSON nested past what can be read: a ``JSONDecodeError`` at the bracket (what every reader
+    reports as bad JSON), and a ``RecursionError`` still for the readers that caught that one to say the
+    end of the value is unknown."""
+
+
+def depth_error(s: str, idx: int = 0) -> JSONTooDeep:
+    """The error for JSON nested past ``MAX_JSON_DEPTH`` (or past Python's stack, which a parser that
+    recursed met first), at the bracket that goes past it."""
+    depth, deepest, at = 0, 0, idx
+    for m in _STRING_OR_BRACKET.finditer(s, idx):
+        c = m.group()
+        if c in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest, at = depth, m.start()
+            if depth > MAX_JSON_DEPTH:
+                break
+        elif c in "]}":
+            depth -= 1
+    if deepest > MAX_JSON_DEPTH:
+        return JSONTooDeep(f"nested deeper than MAX_JSON_DEPTH ({MAX_JSON_DEPTH}) levels", s, at)
+    return JSONTooDeep(f"nested {deepest} levels deep, past the stack of Python's JSON parser", s, at)
+
 
 def loads(text: str | bytes) -> Any:
     """``json.loads`` for text from the wire or a log: strict JSON (see ``StrictDecoder``), one place for
-    every decoder. Raises ``json.JSONDecodeError`` (and ``RecursionError`` for absurd nesting).
+    every decoder. Raises ``json.JSONDecodeError``, also for nesting past ``MAX_JSON_DEPTH``.
 
     orjson parses (several times faster); whatever it refuses is parsed again by ``StrictDecoder``, so
     what is accepted, and every error message and position, stay Python's. One difference remains: an
     integer outside the 64-bit range comes back as the nearest float."""
     try:
         return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        pass
+    except orjson.JSONDecodeError as e:
+        deep = str(e).startswith("depth limit exceeded")
     if isinstance(text, (bytes, bytearray, memoryview)):
         text = bytes(text).decode("utf-8")
+    if deep:
+        raise depth_error(text)
     return _STRICT.decode(text)
 
 

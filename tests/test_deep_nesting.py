@@ -1,0 +1,183 @@
+"""JSON and typed netstrings nested 100,000 deep (issue 27): every reader ends with a problem row or a
+clean ``CaptureError``, never ``RecursionError``; the CLI prints one line and exits 2 for a file it
+cannot read. The inputs are made here from the project's own data and fixtures."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import REPO
+from test_source_mitm import _tnet
+
+from toolkit.capture.load import load_capture
+from toolkit.errors import CaptureError
+from toolkit.present import cli
+from toolkit.sources.sniff import first_line_object
+from toolkit.wire import json_text
+from toolkit.wire.tnetstring import TNetStringError, parse
+
+DEPTH = 100_000
+DEEP = "[" * DEPTH + "]" * DEPTH
+HAR = REPO / "data/dsh-image/capture.har"
+SSE = REPO / "tests/fixtures/sse/chat_tool_call.sse"
+JSONL = REPO / "data/dsh-image/gateway.jsonl"
+MITM = REPO / "tests/fixtures/mitm/mitmproxy-6.0.2.mitm"
+BODY = REPO / "tests/fixtures/response-body/chat_completion.json"
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = cli.main(list(args))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def problems(capture) -> list[tuple[str, str]]:
+    return [(p.kind, p.message) for p in capture.problems.itertuples()] if len(capture.problems) else []
+
+
+# -- json_text -----------------------------------------------------------------------------------
+
+
+def test_json_nested_past_the_limit_is_a_json_error_at_the_bracket():
+    with pytest.raises(json.JSONDecodeError) as info:
+        json_text.loads('{"a": ' + DEEP + "}")
+    assert info.value.msg == "nested deeper than MAX_JSON_DEPTH (1024) levels"
+    assert info.value.pos == 5 + json_text.MAX_JSON_DEPTH  # the opening bracket of level 1,025 (the object is 1)
+    nested = "[" * json_text.MAX_JSON_DEPTH + "]" * json_text.MAX_JSON_DEPTH
+    assert json_text.loads(nested)  # at the limit: read
+
+
+def test_json_python_parses_past_its_stack_is_a_json_error_too():
+    """A text orjson refuses for another reason (a lone surrogate) goes to Python's parser, which
+    recurses: past its stack, the same JSON error."""
+    with pytest.raises(json.JSONDecodeError, match=r"^nested deeper than MAX_JSON_DEPTH \(1024\) levels"):
+        json_text.loads('["\\ud800", ' + DEEP + "]")
+    shallower = "[" * 1020 + "]" * 1020
+    with pytest.raises(json.JSONDecodeError, match=r"^nested 1021 levels deep, past the stack of Python's JSON parser"):
+        json_text.loads('["\\ud800", ' + shallower + "]")
+
+
+def test_sniffing_a_deep_first_line_is_not_json_lines():
+    assert first_line_object(('{"a": ' + DEEP + "}\n").encode()) is None
+
+
+# -- readers -------------------------------------------------------------------------------------
+
+
+def test_a_har_entry_nested_deep_is_refused_on_one_line(tmp_path, capsys):
+    """The HAR reader cannot tell where such an entry ends, so the file is refused (har.py's own rule)."""
+    text = HAR.read_text(encoding="utf-8")
+    at = text.index('"startedDateTime"')
+    path = tmp_path / "deep.har"
+    path.write_text(text[:at] + f'"x-deep": {DEEP}, ' + text[at:], encoding="utf-8")
+    with pytest.raises(CaptureError, match="nested too deeply") as info:
+        load_capture(path)
+    assert info.value.path == str(path)
+    code, out, err = run(capsys, "verify", "--capture", str(path))
+    assert code == 2 and out == "" and err.count("\n") == 1 and "nested too deeply" in err
+
+
+NEITHER = 'a JSON document that is neither HAR (no top-level "log") nor JSON Lines'
+DEEPER = "nested deeper than MAX_JSON_DEPTH (1024) levels (the rest of the file cannot be read)"
+
+
+@pytest.mark.parametrize(
+    ("seed", "where", "said"), [(HAR, "byte 1035", DEEPER), (BODY, "byte 0", NEITHER)], ids=["har", "response-body"]
+)
+def test_a_json_file_that_opens_nested_deep_is_refused_on_one_line(tmp_path, capsys, seed, where, said):
+    """A HAR (named so) walks its top-level keys and cannot skip this one; a ``.json`` body is judged by
+    its head (64 KiB of brackets), whose parse in sniffing recursed until ``RecursionError``."""
+    text = json.dumps(json.loads(seed.read_text(encoding="utf-8")))
+    path = tmp_path / f"deep{seed.suffix}"
+    path.write_text('{"x-deep": ' + DEEP + ", " + text[1:], encoding="utf-8")
+    with pytest.raises(CaptureError) as info:
+        load_capture(path)
+    assert str(info.value) == f"{path} ({where}): {said}"
+    code, out, err = run(capsys, "verify", "--capture", str(path))
+    assert (code, out, err) == (2, "", f"agent-contract: error: {path} ({where}): {said}\n")
+
+
+def test_an_sse_data_line_nested_deep_is_a_problem_row(tmp_path):
+    lines = SSE.read_text(encoding="utf-8").split("\n")
+    n = next(i for i, line in enumerate(lines) if line.startswith("data: {"))
+    lines.insert(n, "data: " + DEEP + "\n")
+    path = tmp_path / "deep.sse"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    capture = load_capture(path)
+    said = [m for _, m in problems(capture) if "MAX_JSON_DEPTH (1024)" in m]
+    assert said, problems(capture)
+
+
+def test_a_jsonl_line_nested_deep_is_a_problem_row_and_the_rest_is_kept(tmp_path):
+    lines = JSONL.read_text(encoding="utf-8").splitlines(keepends=True)
+    plain = load_capture(JSONL)
+    path = tmp_path / "deep.jsonl"
+    path.write_text(lines[0] + '{"x-deep": ' + DEEP + "}\n" + "".join(lines[1:]), encoding="utf-8")
+    capture = load_capture(path)
+    assert len(capture.exchanges) == len(plain.exchanges)
+    said = "line 2: not JSON: nested deeper than MAX_JSON_DEPTH (1024) levels (column 1035, byte "
+    assert [(k, m[: len(said)]) for k, m in problems(capture)] == [("bad-entry", said)]
+
+
+# -- mitmproxy's typed netstrings ----------------------------------------------------------------
+
+
+def deep_tnet(depth: int) -> bytes:
+    """A list nested ``depth`` deep as a typed netstring, built outside in (no recursion, linear time)."""
+    sizes = [3]  # b"0:]"
+    for _ in range(depth - 1):
+        sizes.append(len(str(sizes[-1])) + 2 + sizes[-1])
+    prefixes = b"".join(b"%d:" % size for size in reversed(sizes[:-1]))
+    return prefixes + b"0:]" + b"]" * (depth - 1)
+
+
+def test_the_tnetstring_parser_is_iterative():
+    data = deep_tnet(DEPTH)
+    value, end = parse(data)
+    assert end == len(data)
+    for _ in range(DEPTH - 1):
+        assert len(value) == 1
+        value = value[0]
+    assert value == []
+    with pytest.raises(TNetStringError, match=r"^byte 2: dictionary key is a list, not text"):
+        parse(b"7:0:]1:1#}")  # {[]: 1}: the recursive parser raised TypeError (unhashable type)
+
+
+def test_a_mitm_flow_nested_deep_is_read(tmp_path, capsys):
+    data = MITM.read_bytes()
+    first, end = parse(data)
+    marker = "@@deep@@"
+    first["client_conn"]["cipher"] = marker  # where the campaign's mutant put it
+    grown = _tnet_grown(first, marker, deep_tnet(DEPTH))
+    path = tmp_path / "deep.mitm"
+    path.write_bytes(grown + data[end:])
+    plain = load_capture(MITM)
+    capture = load_capture(path)  # the cipher is not read: the flow is kept whole
+    assert len(capture.exchanges) == len(plain.exchanges) and problems(capture) == problems(plain)
+    code, _, err = run(capsys, "verify", "--capture", str(path))
+    assert "Traceback" not in err and code == run(capsys, "verify", "--capture", str(MITM))[0]
+
+
+def _tnet_grown(value, marker: str, deep: bytes) -> bytes:
+    """``_tnet`` with the string ``marker`` written as ``deep`` (the flow itself is shallow)."""
+    if value == marker:
+        return deep
+    if isinstance(value, list):
+        p = b"".join(_tnet_grown(v, marker, deep) for v in value)
+        return b"%d:%s]" % (len(p), p)
+    if isinstance(value, dict):
+        p = b"".join(_tnet(k) + _tnet_grown(v, marker, deep) for k, v in value.items())
+        return b"%d:%s}" % (len(p), p)
+    return _tnet(value)
+
+
+def test_a_small_json_document_nested_deep_is_refused_at_the_bracket(tmp_path, capsys):
+    """Under the head's size detection parses the document to say why no reader takes it (it recursed)."""
+    path = tmp_path / "deep.txt"
+    path.write_text('{"a": ' + "[" * 2000 + "]" * 2000 + "}", encoding="utf-8")
+    said = f"{path} (byte 1029): not valid JSON: nested deeper than MAX_JSON_DEPTH (1024) levels"
+    with pytest.raises(CaptureError) as info:
+        load_capture(path)
+    assert str(info.value) == said
+    assert run(capsys, "verify", "--capture", str(path)) == (2, "", f"agent-contract: error: {said}\n")

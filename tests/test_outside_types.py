@@ -175,6 +175,14 @@ CASES = [
         "time",
     ),
     ("har-time-400-digits", "data/after-fix/capture.har", ".har", _har([0, "time"], _raw(HUGE)), "entry 0", "time"),
+    (
+        "har-time-4350-digits",
+        "data/after-fix/capture.har",
+        ".har",
+        _har([0, "time"], _raw(DIGITS)),
+        "entry 0",
+        "digits",
+    ),
     ("har-time-1e400", "data/after-fix/capture.har", ".har", _har([0, "time"], _raw("1e400")), "entry 0", "time"),
     (
         "mitm-chunk-time-400-digits",
@@ -241,6 +249,14 @@ CASES = [
         _har([0, "request", "postData"], 5),
         "entry 0",
         "postData",
+    ),
+    (
+        "har-headers-number",
+        "data/after-fix/capture.har",
+        ".har",
+        _har([0, "request", "headers"], 5),
+        "entry 0",
+        "headers",
     ),
     (
         "mitm-method-list",

@@ -46,7 +46,7 @@ from toolkit.wire.records import (
     Issue,
     Problem,
 )
-from toolkit.wire.values import clean_text, finite, has_surrogate, what_is_wrong
+from toolkit.wire.values import TOO_MANY_DIGITS, clean_text, finite, has_surrogate, what_is_wrong
 
 __all__ = ["read", "recognize"]
 
@@ -56,6 +56,7 @@ _UNDECODED = re.compile("[\udc80-\udcff]")  # a byte that was not UTF-8 (decoded
 _Walk = Generator[tuple[Any, int], None, int]
 _DECODER = StrictDecoder()
 _LENIENT = json.JSONDecoder()  # only to find where an entry with a NaN literal ends
+_LONG_INTS = json.JSONDecoder(parse_int=str)  # only to find where an entry with an over-long integer ends
 
 
 def read(path: str | PathLike[str], source: str) -> Iterator[Decoded | Problem | EntryCount]:
@@ -342,6 +343,10 @@ class _Walker:
             return _DECODER.raw_decode(self.text, pos)[1]
         except json.JSONDecodeError as exc:
             raise _StructureError(exc.pos, exc.msg) from None
+        except ValueError:  # an integer past Python's digit limit, in a value that is skipped anyway
+            with contextlib.suppress(ValueError):
+                return _LONG_INTS.raw_decode(self.text, pos)[1]
+            raise _StructureError(pos, TOO_MANY_DIGITS) from None
         yield  # a generator, so it can stand where a visitor does
 
     def _visit_top(self, key: str, pos: int) -> _Walk:
@@ -385,15 +390,26 @@ class _Walker:
                 raise _StructureError(
                     start, f"JSON nested too deeply to read in the entry starting at byte {self.byte_offset(start)}"
                 ) from None
-            except json.JSONDecodeError as exc:
-                try:  # only a NaN/Infinity literal is wrong: that entry is lost, the walk goes on
-                    _, pos = _LENIENT.raw_decode(self.text, pos)
-                except json.JSONDecodeError:
+            except ValueError as exc:  # a JSONDecodeError, or an integer past Python's digit limit
+                try:  # only a NaN/Infinity literal or a long integer is wrong: that entry is lost, the walk goes on
+                    _, pos = (_LENIENT if isinstance(exc, json.JSONDecodeError) else _LONG_INTS).raw_decode(
+                        self.text, pos
+                    )
+                except ValueError:
+                    if not isinstance(exc, json.JSONDecodeError):
+                        raise _StructureError(
+                            start, f"{TOO_MANY_DIGITS} in the entry starting at byte {self.byte_offset(start)}"
+                        ) from None
                     said = _decoder_said(exc.msg, self.byte_offset(exc.pos))
                     raise _StructureError(
                         exc.pos, f"{said} in the entry starting at byte {self.byte_offset(start)}"
                     ) from None
-                yield _BadEntry(f"{exc.msg} (byte {self.byte_offset(exc.pos)})"), start
+                why = (
+                    f"{exc.msg} (byte {self.byte_offset(exc.pos)})"
+                    if isinstance(exc, json.JSONDecodeError)
+                    else TOO_MANY_DIGITS
+                )
+                yield _BadEntry(why), start
                 pos = self._ws(pos)
                 if pos < len(self.text) and self.text[pos] == "]":
                     return pos + 1
@@ -431,7 +447,7 @@ class _StructureError(Exception):
 
 def _headers(raw: Any, direction: str) -> list[Header]:
     out = []
-    items = raw.items() if isinstance(raw, dict) else (raw or [])
+    items = raw.items() if isinstance(raw, dict) else (raw if isinstance(raw, list) else [])
     for item in items:
         if isinstance(item, dict):
             name, value = item.get("name"), item.get("value")
@@ -525,6 +541,9 @@ def _entry(e: dict[str, Any], source: str, location: str, xid: str) -> Decoded:
     req = e["request"]
     resp: Any = e.get("response") if isinstance(e.get("response"), dict) else {}
     issues: list[Issue] = []
+    for what, message in (("request", req), ("response", resp)):
+        if not isinstance(message.get("headers"), (list, dict, type(None))):
+            issues.append(Issue(BAD_FIELD, f"{what} headers: {what_is_wrong(message['headers'])}, not a list; ignored"))
     req_headers = _headers(req.get("headers"), "request")
     resp_headers = _headers(resp.get("headers"), "response")
     pseudo = {h.name: h.value for h in req_headers if h.name.startswith(":")}

@@ -201,3 +201,19 @@ def test_mitm_response_that_is_a_boolean_is_a_problem(tmp_path, monkeypatch):
     assert (row["exchanges"], row["calls"], row["reconciles"]) == (2, 1, True)  # flow 0 keeps its call
     assert ("flow 1", "bad-field") in _problems(cap)
     assert "response is a boolean, not an object" in " ".join(cap.problems["message"])
+
+
+# ---- Ruby VCR cassette: cut off inside an interaction's response headers -----------------------------
+
+
+def test_ruby_vcr_cut_inside_response_headers_is_a_problem(tmp_path):
+    lines = (FIXTURES / "ruby-vcr" / "openai.yaml").read_text().splitlines(keepends=True)
+    whole = _row(_load(tmp_path, "whole.yaml", "".join(lines).encode()))
+    assert (whole["exchanges"], whole["calls"], whole["problems"]) == (2, 2, 0)
+    last_response = max(i for i, line in enumerate(lines) if line == "  response:\n")
+    headers = next(i for i in range(last_response, len(lines)) if lines[i] == "    headers:\n")
+    cap = _load(tmp_path, "cut.yaml", "".join(lines[: headers + 3]).encode())  # inside the headers
+    row = _row(cap)
+    assert (row["exchanges"], row["calls"], row["reconciles"]) == (2, 1, True)  # interaction 0 is whole
+    assert _problems(cap) == {("interaction 1", "body-missing")}
+    assert cap.problems["message"].iloc[0].startswith("response has no body")

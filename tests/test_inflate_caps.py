@@ -213,3 +213,15 @@ def test_sniffing_a_bomb_reads_a_bounded_amount(tmp_path, make):
         tracemalloc.stop()
     assert len(line) == inflate.MAX_LINE_BYTES
     assert peak < PEAK_BOUND
+
+
+def test_the_cli_prints_a_bomb_as_one_line_and_exits_2(tmp_path, capsys):
+    from toolkit.present.cli import main
+
+    first = JSONL.read_bytes().splitlines(keepends=True)[0]
+    path = _write(tmp_path, "bomb.jsonl.zst", _zstd_bomb(first, b" " * (MiB - 1) + b"\n"))
+    assert main(["summary", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"agent-contract: error: {path} (decompressed byte ")
+    assert "zstd data inflates past MAX_INFLATE_RATIO" in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err

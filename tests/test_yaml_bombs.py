@@ -161,3 +161,15 @@ def test_a_scalar_its_tag_cannot_construct_in_settings_files(tmp_path, capsys):
     rules.write_text("rules: !!int 12abc\n", encoding="utf-8")
     with pytest.raises(triage.RuleError, match=r"line 1, column 8.*'12abc' is not a valid !!int"):
         triage.load_rules(rules)
+
+
+def test_a_vcr_parsed_body_of_laughs_is_refused_before_it_is_re_serialised(tmp_path):
+    """VCR.py's pydantic-ai cassettes keep a ``parsed_body`` that the reader writes back as JSON, which
+    walks every alias: the bound refuses the file first."""
+    seed = REPO / "tests/fixtures/vcr/openai_parsed_body.yaml"
+    text = seed.read_text(encoding="utf-8")
+    at = text.index("    parsed_body:\n")
+    path = tmp_path / "laughs.yaml"
+    path.write_text(text[:at] + "    x-laughs:\n" + laughs(9, 9, indent="      ") + text[at:], encoding="utf-8")
+    with pytest.raises(CaptureError, match=r"MAX_YAML_ALIAS_NODES \(10,000\)"):
+        load_capture(path)

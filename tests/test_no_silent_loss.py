@@ -217,3 +217,20 @@ def test_ruby_vcr_cut_inside_response_headers_is_a_problem(tmp_path):
     assert (row["exchanges"], row["calls"], row["reconciles"]) == (2, 1, True)  # interaction 0 is whole
     assert _problems(cap) == {("interaction 1", "body-missing")}
     assert cap.problems["message"].iloc[0].startswith("response has no body")
+
+
+# ---- DSH session log: a BOM, then a blank line, then the header --------------------------------------
+
+
+@pytest.mark.parametrize("compressed", [False, True], ids=["plain", "zstd"])
+def test_dsh_session_with_a_bom_and_a_blank_first_line_reads_whole(tmp_path, compressed):
+    import zstandard
+
+    with (ROOT / "data" / "dsh-before-fix" / "session.jsonl.zstd").open("rb") as f:
+        raw = zstandard.ZstdDecompressor().stream_reader(f).read()
+    pack = zstandard.ZstdCompressor().compress if compressed else bytes
+    suffix = ".jsonl.zstd" if compressed else ".jsonl"
+    whole = _row(_load(tmp_path, "whole" + suffix, pack(raw)))
+    assert whole["entries"] > 0 and whole["reconciles"]
+    cap = _load(tmp_path, "bom" + suffix, pack(b"\xef\xbb\xbf\n" + raw))
+    assert _row(cap) == {**whole, "source": _row(cap)["source"]}

@@ -45,6 +45,8 @@ def read(path: str | PathLike[str], source: str) -> Iterator[Record | EntryCount
         n_lines = 0
         header_line = None
         for lineno, raw in _lines(chunks, path):
+            if lineno == 1:  # a BOM belongs to the file, not to its first line, which may be blank
+                raw = raw.removeprefix(b"\xef\xbb\xbf")
             if not raw.strip():
                 continue
             if header_line is None:

@@ -75,6 +75,16 @@ def _write(tmp_path: Path, name: str, data: bytes) -> Path:
     return path
 
 
+def _assert_stream_cap(err: CaptureError, path: Path, kind: str, peak: int) -> None:
+    """A streamed file: the ratio applies past MAX_INFLATED_BYTES; memory stays at one line."""
+    assert err.path == str(path)
+    assert err.reason == (
+        f"{kind} data inflates past MAX_INFLATED_BYTES (256 MiB) at more than MAX_INFLATE_RATIO (100) times "
+        f"the file's {path.stat().st_size} bytes; refused as a possible decompression bomb"
+    )
+    assert peak < PEAK_BOUND, f"peak {peak / MiB:.0f} MiB"
+
+
 def _assert_ratio_cap(err: CaptureError, path: Path, kind: str, peak: int) -> None:
     assert err.path == str(path)
     assert f"{kind} data inflates past MAX_INFLATE_RATIO (100 times the file's " in err.reason
@@ -109,26 +119,26 @@ def test_yaml_gz_cassette_bomb_stops_at_the_ratio_cap(tmp_path):
     _assert_ratio_cap(err, path, "gzip", peak)
 
 
-def test_jsonl_gzip_bomb_of_blank_lines_stops_at_the_ratio_cap(tmp_path):
+def test_jsonl_gzip_bomb_of_blank_lines_stops_at_the_stream_cap(tmp_path):
     first = JSONL.read_bytes().splitlines(keepends=True)[0]
     path = _write(tmp_path, "bomb.jsonl.gz", _gzip_bomb(first, b" " * (MiB - 1) + b"\n"))
     err, peak = _refusal(lambda: list(lines.read(path, "bomb")))
-    _assert_ratio_cap(err, path, "gzip", peak)
+    _assert_stream_cap(err, path, "gzip", peak)
 
 
-def test_jsonl_zstd_bomb_stops_at_the_ratio_cap(tmp_path):
+def test_jsonl_zstd_bomb_stops_at_the_stream_cap(tmp_path):
     first = JSONL.read_bytes().splitlines(keepends=True)[0]
     path = _write(tmp_path, "bomb.jsonl.zst", _zstd_bomb(first, b" " * (MiB - 1) + b"\n"))
     err, peak = _refusal(lambda: list(lines.read(path, "bomb")))
-    _assert_ratio_cap(err, path, "zstd", peak)
+    _assert_stream_cap(err, path, "zstd", peak)
 
 
-def test_dsh_session_zstd_bomb_stops_at_the_ratio_cap(tmp_path):
+def test_dsh_session_zstd_bomb_stops_at_the_stream_cap(tmp_path):
     with zstandard.ZstdDecompressor().stream_reader(SESSION.open("rb"), read_across_frames=True) as r:
         header = r.read(sniff.HEAD_BYTES).split(b"\n")[0] + b"\n"
     path = _write(tmp_path, "session.jsonl.zstd", _zstd_bomb(header, b" " * (MiB - 1) + b"\n"))
     err, peak = _refusal(lambda: list(dsh_session.read(path, "bomb")))
-    _assert_ratio_cap(err, path, "zstd", peak)
+    _assert_stream_cap(err, path, "zstd", peak)
 
 
 def test_the_loader_reports_the_bomb_as_one_capture_error(tmp_path):
@@ -223,5 +233,17 @@ def test_the_cli_prints_a_bomb_as_one_line_and_exits_2(tmp_path, capsys):
     assert main(["summary", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"agent-contract: error: {path} (decompressed byte ")
-    assert "zstd data inflates past MAX_INFLATE_RATIO" in err
+    assert "zstd data inflates past MAX_INFLATED_BYTES (256 MiB) at more than MAX_INFLATE_RATIO" in err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("compress", [gzip.compress, zstandard.ZstdCompressor(level=3).compress])
+def test_a_streamed_log_that_compresses_well_is_read_whole(tmp_path, compress):
+    """Real records repeated (as a proxy log repeats a request's tools) compress past the ratio; a stream
+    is held a line at a time, so below MAX_INFLATED_BYTES it is read to its last line."""
+    record = JSONL.read_bytes().splitlines(keepends=True)[0]
+    plain = record * (24 * MiB // len(record))
+    path = _write(tmp_path, "log.jsonl.z", compress(plain))
+    assert len(plain) > inflate.MAX_INFLATE_RATIO * path.stat().st_size > 0
+    rows = list(lines.read(path, "log"))
+    assert rows[-1].entries == plain.count(b"\n")  # every line counted, none refused

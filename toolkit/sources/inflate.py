@@ -9,10 +9,12 @@ capture have their own cap (``toolkit.wire.encodings.MAX_BODY_BYTES``, 64 MiB), 
 The caps:
 
 * ``MAX_INFLATED_BYTES`` (256 MiB): the most a file read whole into memory (HAR, httprr, a cassette)
-  may inflate to. Streaming readers (JSON Lines, DSH session logs) hold one line at a time and have no
-  such cap; a file that large is read, as its plain twin would be.
-* ``MAX_INFLATE_RATIO`` (100): no file may inflate to more than 100 times its size on disk once its
-  output passes ``RATIO_FREE_BYTES`` (16 MiB). The project's own HARs, JSON Lines, cassettes and DSH
+  may inflate to.
+* ``MAX_INFLATE_RATIO`` (100): a file read whole may not inflate to more than 100 times its size on
+  disk once its output passes ``RATIO_FREE_BYTES`` (16 MiB). Streaming readers (JSON Lines, DSH
+  session logs) hold one line at a time, so memory does not grow with the output; for them the ratio
+  applies only past ``MAX_INFLATED_BYTES``, so that a large log that compresses well (a request's
+  tool list repeated on every line) is read, and a bomb still ends after bounded work. The project's own HARs, JSON Lines, cassettes and DSH
   session logs compress 2 to 24 times (gzip and zstd -19); a bomb of one repeated byte, 1,000 times
   (gzip) or far more (zstd). The ratio stops a bomb after a bounded amount of work
   in streaming readers too, which the size cap alone would not.
@@ -62,8 +64,8 @@ def _mib(n: int) -> str:
 
 
 class Budget:
-    """How much one file may inflate to: the ratio cap for its size on disk, and for a file held whole
-    the size cap too. ``spend`` counts output and raises the ``CaptureError`` naming the cap it passes."""
+    """How much one file may inflate to (see the module's caps; ``whole`` for a file held in memory).
+    ``spend`` counts output and raises the ``CaptureError`` naming the cap it passes."""
 
     def __init__(self, path: str | PathLike[str] | None, kind: str, compressed_bytes: int, *, whole: bool):
         self.path = path
@@ -74,14 +76,24 @@ class Budget:
 
     def spend(self, n: int) -> None:
         self.used += n
-        if self.whole and self.used > MAX_INFLATED_BYTES:
-            self._refuse(f"MAX_INFLATED_BYTES ({_mib(MAX_INFLATED_BYTES)})")
-        ratio_limit = max(RATIO_FREE_BYTES, MAX_INFLATE_RATIO * self.compressed_bytes)
-        if self.used > ratio_limit:
+        by_ratio = MAX_INFLATE_RATIO * self.compressed_bytes
+        if self.whole:
+            if self.used > MAX_INFLATED_BYTES:
+                self._refuse(f"MAX_INFLATED_BYTES ({_mib(MAX_INFLATED_BYTES)})")
+            if self.used > max(RATIO_FREE_BYTES, by_ratio):
+                self._ratio(max(RATIO_FREE_BYTES, by_ratio))
+        elif self.used > max(MAX_INFLATED_BYTES, by_ratio):
+            if by_ratio > MAX_INFLATED_BYTES:
+                self._ratio(by_ratio)
             self._refuse(
-                f"MAX_INFLATE_RATIO ({MAX_INFLATE_RATIO} times the file's {self.compressed_bytes} bytes, "
-                f"{_mib(ratio_limit)})"
+                f"MAX_INFLATED_BYTES ({_mib(MAX_INFLATED_BYTES)}) at more than MAX_INFLATE_RATIO "
+                f"({MAX_INFLATE_RATIO}) times the file's {self.compressed_bytes} bytes"
             )
+
+    def _ratio(self, limit: int) -> None:
+        self._refuse(
+            f"MAX_INFLATE_RATIO ({MAX_INFLATE_RATIO} times the file's {self.compressed_bytes} bytes, {_mib(limit)})"
+        )
 
     def _refuse(self, cap: str) -> None:
         raise CaptureError(

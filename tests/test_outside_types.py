@@ -258,6 +258,15 @@ CASES = [
         "entry 0",
         "headers",
     ),
+    ("har-url-list", "data/after-fix/capture.har", ".har", _har([1, "request", "url"], ["x"]), "entry 1", "url"),
+    (
+        "har-started-number",
+        "data/after-fix/capture.har",
+        ".har",
+        _har([1, "startedDateTime"], 7),
+        "entry 1",
+        "startedDateTime",
+    ),
     (
         "mitm-method-list",
         "data/after-fix/capture.mitm",

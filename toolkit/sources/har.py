@@ -549,6 +549,9 @@ def _entry(e: dict[str, Any], source: str, location: str, xid: str) -> Decoded:
     pseudo = {h.name: h.value for h in req_headers if h.name.startswith(":")}
     req_headers = [h for h in req_headers if not h.name.startswith(":")]  # HTTP/2 (Chrome)
     resp_headers = [h for h in resp_headers if not h.name.startswith(":")]
+    for where, field in ((req, "url"), (req, "method"), (e, "startedDateTime")):
+        if where.get(field) is not None and not isinstance(where[field], str):
+            issues.append(Issue(BAD_FIELD, f"{field}: {what_is_wrong(where[field])}, not text; left empty"))
     url = req.get("url") if isinstance(req.get("url"), str) else None
     parts = urlsplit(url) if url else None
     host = (parts.hostname if parts else None) or pseudo.get(":authority") or _header(req_headers, "host")

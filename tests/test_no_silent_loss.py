@@ -234,3 +234,51 @@ def test_dsh_session_with_a_bom_and_a_blank_first_line_reads_whole(tmp_path, com
     assert whole["entries"] > 0 and whole["reconciles"]
     cap = _load(tmp_path, "bom" + suffix, pack(b"\xef\xbb\xbf\n" + raw))
     assert _row(cap) == {**whole, "source": _row(cap)["source"]}
+
+
+# ---- go-vcr cassette: a request whose body line is gone ---------------------------------------------
+
+
+def test_go_vcr_request_without_its_body_line_is_a_problem(tmp_path):
+    lines = (FIXTURES / "go-vcr" / "openai.yaml").read_text().splitlines(keepends=True)
+    whole = _row(_load(tmp_path, "whole.yaml", "".join(lines).encode()))
+    assert (whole["tools"], whole["problems"]) == (2, 0)
+    body = next(i for i, line in enumerate(lines) if line.startswith('    body: \'{"model"'))  # the first request's
+    cap = _load(tmp_path, "damaged.yaml", "".join(lines[:body] + lines[body + 1 :]).encode())
+    row = _row(cap)
+    assert (row["exchanges"], row["tools"], row["calls"], row["reconciles"]) == (2, 1, 2, True)
+    assert _problems(cap) == {("interaction 0", "body-missing")}
+    assert cap.problems["message"].iloc[0].startswith("request has no body")
+
+
+# ---- VCR.py cassettes: a tool call that is a number, a request without its body ----------------------
+
+
+def _vcr_py(tmp_path: Path, fixture: str, damage) -> tuple[dict, object]:
+    import yaml
+
+    text = (FIXTURES / "vcr" / fixture).read_text()
+    whole = _row(_load(tmp_path, "whole.yaml", text.encode()))
+    doc = yaml.safe_load(text)
+    damage(doc["interactions"])
+    return whole, _load(tmp_path, "damaged.yaml", yaml.safe_dump(doc, allow_unicode=True).encode())
+
+
+def test_vcr_py_parsed_tool_call_that_is_a_number_is_a_problem(tmp_path):
+    def damage(items):
+        items[1]["response"]["parsed_body"]["choices"][0]["message"]["tool_calls"][0] = 3
+
+    whole, cap = _vcr_py(tmp_path, "openai_parsed_body.yaml", damage)
+    row = _row(cap)
+    assert (whole["calls"], row["calls"], row["exchanges"], row["reconciles"]) == (2, 1, 2, True)
+    assert _problems(cap) == {("interaction 1", "response-body")}
+
+
+def test_vcr_py_request_without_its_body_is_a_problem(tmp_path):
+    def damage(items):
+        del items[0]["request"]["body"]
+
+    whole, cap = _vcr_py(tmp_path, "openai_raw.yaml", damage)
+    row = _row(cap)
+    assert (whole["tools"], row["tools"], row["calls"], row["reconciles"]) == (2, 1, whole["calls"], True)
+    assert _problems(cap) == {("interaction 0", "body-missing")}

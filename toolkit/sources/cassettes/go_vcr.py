@@ -23,6 +23,7 @@ from typing import Any
 
 from toolkit.sources.cassettes.interaction import (
     Interaction,
+    bodies_present,
     body_bytes,
     headers,
     read_cassette,
@@ -46,6 +47,7 @@ def _interaction(item: dict[str, Any]) -> Interaction:
         response_headers=headers(resp.get("headers")),
         fidelity="wire",
     )
+    bodies_present(it, req, resp)
     it.request_body, it.request_bytes = body_bytes(_text(req.get("body")), it, "request")
     it.response_body, it.response_bytes = body_bytes(_text(resp.get("body")), it, "response")
     code = resp.get("code")

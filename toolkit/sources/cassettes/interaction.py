@@ -34,6 +34,7 @@ from toolkit.wire.records import (
     BAD_BASE64,
     BAD_BODY,
     BAD_ENTRY,
+    BODY_MISSING,
     Decoded,
     EntryCount,
     Exchange,
@@ -46,6 +47,7 @@ __all__ = [
     "BadBinary",
     "Interaction",
     "Malformed",
+    "bodies_present",
     "body_bytes",
     "headers",
     "load",
@@ -150,6 +152,17 @@ def request_response(item: dict[str, Any]) -> tuple[dict[str, Any], dict[str, An
     if not isinstance(resp, dict):
         raise Malformed("interaction has no response mapping")
     return req, resp
+
+
+def bodies_present(
+    it: Interaction, req: dict[str, Any], resp: dict[str, Any], keys: tuple[str, ...] = ("body",)
+) -> None:
+    """A body key (one of ``keys``) missing from the request or the response is a ``body-missing``
+    issue: the recorders write one for both, empty or not, so its absence is a cassette cut or damaged
+    inside the interaction, and what that body held (tools, calls) is lost."""
+    for direction, part in (("request", req), ("response", resp)):
+        if not any(k in part for k in keys):
+            it.issues.append(Issue(BODY_MISSING, f"{direction} has no body: the cassette is cut off inside it?"))
 
 
 def read_cassette(

@@ -33,13 +33,14 @@ from typing import Any
 from toolkit.sources.cassettes.interaction import (
     BadBinary,
     Interaction,
+    bodies_present,
     body_bytes,
     headers,
     read_cassette,
     request_response,
 )
 from toolkit.wire.encodings import BodyDecodeError, decode_base64
-from toolkit.wire.records import BAD_FIELD, BODY_MISSING, Decoded, EntryCount, Issue, Problem
+from toolkit.wire.records import BAD_FIELD, Decoded, EntryCount, Issue, Problem
 
 __all__ = ["read", "recognize"]
 
@@ -58,9 +59,7 @@ def _interaction(item: dict[str, Any]) -> Interaction:
         response_headers=headers(resp.get("headers")),
         fidelity="wire",
     )
-    for direction, part in (("request", req), ("response", resp)):
-        if "body" not in part:  # VCR writes a body (if empty) for both: a cassette cut inside the interaction
-            it.issues.append(Issue(BODY_MISSING, f"{direction} has no body: the cassette is cut off inside it?"))
+    bodies_present(it, req, resp)
     it.request_body, it.request_bytes = body_bytes(_stored(req.get("body")), it, "request")
     it.response_body, it.response_bytes = body_bytes(_stored(resp.get("body")), it, "response")
     status = resp.get("status")

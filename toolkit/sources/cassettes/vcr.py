@@ -26,6 +26,7 @@ from typing import Any
 
 from toolkit.sources.cassettes.interaction import (
     Interaction,
+    bodies_present,
     body_bytes,
     headers,
     read_cassette,
@@ -48,6 +49,7 @@ def _interaction(item: dict[str, Any]) -> Interaction:
         request_headers=headers(req.get("headers")),
         response_headers=headers(resp.get("headers")),
     )
+    bodies_present(it, req, resp, ("body", "parsed_body"))
     it.request_body, it.request_bytes = _body(req, req.get("body"), it, "request")
     body = resp.get("body")
     it.response_body, it.response_bytes = _body(

@@ -282,3 +282,18 @@ def test_vcr_py_request_without_its_body_is_a_problem(tmp_path):
     row = _row(cap)
     assert (whole["tools"], row["tools"], row["calls"], row["reconciles"]) == (2, 1, whole["calls"], True)
     assert _problems(cap) == {("interaction 0", "body-missing")}
+
+
+def test_jsonl_response_body_key_damaged_is_a_problem(tmp_path):
+    text = (ROOT / "data" / "litellm-before-fix" / "gateway.jsonl").read_text()
+    lines = text.splitlines()
+    whole = _row(_load(tmp_path, "whole.jsonl", text.encode()))
+    damaged = next(i for i, line in enumerate(lines) if "function_call_arguments.done" in line)
+    obj = json.loads(lines[damaged])
+    obj["response"]["b2dy"] = obj["response"].pop("body")  # one flipped byte in the key
+    lines[damaged] = json.dumps(obj)
+    cap = _load(tmp_path, "damaged.jsonl", ("\n".join(lines) + "\n").encode())
+    row = _row(cap)
+    assert whole["calls"] >= 1 and row["calls"] == whole["calls"] - 1 and row["tools"] == whole["tools"]
+    assert _problems(cap) == {(f"line {damaged + 1}", "body-missing")}
+    assert "response body is absent" in cap.problems["message"].iloc[0]

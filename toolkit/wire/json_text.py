@@ -10,6 +10,7 @@ import orjson
 
 __all__ = [
     "MAX_JSON_DEPTH",
+    "JSONTooDeep",
     "StrictDecoder",
     "depth_error",
     "describe_json_error",

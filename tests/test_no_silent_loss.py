@@ -297,3 +297,19 @@ def test_jsonl_response_body_key_damaged_is_a_problem(tmp_path):
     assert whole["calls"] >= 1 and row["calls"] == whole["calls"] - 1 and row["tools"] == whole["tools"]
     assert _problems(cap) == {(f"line {damaged + 1}", "body-missing")}
     assert "response body is absent" in cap.problems["message"].iloc[0]
+
+
+# ---- Responses body: an output item whose type key is damaged -----------------------------------------
+
+
+def test_responses_output_item_without_a_type_is_a_problem(tmp_path):
+    body = json.loads((FIXTURES / "response-body" / "responses_function_call.json").read_text())
+    whole = _row(_load(tmp_path, "whole.json", json.dumps(body).encode()))
+    assert whole["calls"] >= 1 and whole["problems"] == 0
+    i = next(i for i, item in enumerate(body["output"]) if item["type"] == "function_call")
+    body["output"][i]["tyQ;Wpe"] = body["output"][i].pop("type")  # bytes inserted into the key
+    cap = _load(tmp_path, "damaged.json", json.dumps(body).encode())
+    row = _row(cap)
+    assert (row["calls"], row["reconciles"]) == (whole["calls"] - 1, True)
+    assert _problems(cap) == {("byte 0", "response-body")}
+    assert f"output[{i}] has no type" in cap.problems["message"].iloc[0]

@@ -385,8 +385,14 @@ def decode_response(body: Any) -> ResponseInfo:
     _apply_response(info, body)
     if info.terminal is None:
         info.issues.append(Issue(RESPONSE_BODY, f"response status {body.get('status')!r} is not terminal"))
-    for item in body.get("output") or ():
-        if isinstance(item, dict) and item.get("type") == "function_call":
+    for i, item in enumerate(body.get("output") or ()):
+        if not isinstance(item, dict) or not isinstance(item.get("type"), str):  # what it was is lost: say so
+            if not isinstance(item, dict):
+                what = f"is a {json_kind(item)}"
+            else:
+                what = f"has a {json_kind(item['type'])} type" if "type" in item else "has no type"
+            info.issues.append(Issue(RESPONSE_BODY, f"output[{i}] {what}, not an output item: lost"))
+        elif item["type"] == "function_call":
             info.calls.append(
                 finished_call(item.get("call_id"), item.get("id"), item.get("name"), item.get("arguments"))
             )

@@ -313,3 +313,17 @@ def test_responses_output_item_without_a_type_is_a_problem(tmp_path):
     assert (row["calls"], row["reconciles"]) == (whole["calls"] - 1, True)
     assert _problems(cap) == {("byte 0", "response-body")}
     assert f"output[{i}] has no type" in cap.problems["message"].iloc[0]
+
+
+def test_ruby_vcr_body_that_is_a_list_is_a_problem(tmp_path):
+    import yaml
+
+    text = (FIXTURES / "ruby-vcr" / "openai.yaml").read_text()
+    whole = _row(_load(tmp_path, "whole.yaml", text.encode()))
+    doc = yaml.safe_load(text)
+    doc["http_interactions"][1]["response"]["body"] = [doc["http_interactions"][1]["response"]["body"]]
+    cap = _load(tmp_path, "damaged.yaml", yaml.safe_dump(doc, allow_unicode=True).encode())
+    row = _row(cap)
+    assert (whole["calls"], row["calls"], row["exchanges"], row["reconciles"]) == (2, 1, 2, True)
+    assert ("interaction 1", "bad-body") in _problems(cap)
+    assert "response body is a" in " ".join(cap.problems["message"])

@@ -79,8 +79,8 @@ def _interaction(item: dict[str, Any]) -> Interaction:
 
 def _stored(body: Any) -> Any:
     """The body's text or bytes: ``base64_string`` decoded, ``string`` as it is (None when absent or empty)."""
-    if not isinstance(body, dict):
-        return body if isinstance(body, (str, bytes)) and body else None
+    if not isinstance(body, dict):  # a value of another type goes on, for body_bytes to report as no body
+        return (body or None) if isinstance(body, (str, bytes)) else body
     if isinstance(body.get("base64_string"), str):
         try:
             return decode_base64(body["base64_string"]) or None

@@ -114,3 +114,30 @@ def _write_conversation(
 def write_conversation():
     """``write_conversation(path, turns, retry_every=0, repeat=(5, 10), authorization=None)``: a HAR of one agent loop."""
     return _write_conversation
+
+
+def tnet(value) -> bytes:
+    """A typed-netstring writer for test files (the form of .mitm flows): one definition for every test
+    that builds a flow, damaged or not; a str is written with ``surrogateescape`` so a lone surrogate
+    survives into the bytes under test."""
+    if value is None:
+        return b"0:~"
+    if isinstance(value, bool):
+        p = b"true" if value else b"false"
+        return b"%d:%s!" % (len(p), p)
+    if isinstance(value, int):
+        p = str(value).encode()
+        return b"%d:%s#" % (len(p), p)
+    if isinstance(value, float):
+        p = repr(value).encode()
+        return b"%d:%s^" % (len(p), p)
+    if isinstance(value, bytes):
+        return b"%d:%s," % (len(value), value)
+    if isinstance(value, str):
+        p = value.encode("utf-8", "surrogateescape")
+        return b"%d:%s;" % (len(p), p)
+    if isinstance(value, list):
+        p = b"".join(tnet(v) for v in value)
+        return b"%d:%s]" % (len(p), p)
+    p = b"".join(tnet(k) + tnet(v) for k, v in value.items())
+    return b"%d:%s}" % (len(p), p)

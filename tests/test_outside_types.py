@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import zstandard
+from conftest import tnet
 
 from toolkit.capture.load import load_capture
 from toolkit.errors import CaptureError
@@ -68,31 +69,6 @@ def _dsh(line: int, key: str, value: str) -> Callable[[], bytes]:
     return make
 
 
-def _tnet(value) -> bytes:
-    """A typed-netstring writer (the form of .mitm flows) for the damaged flows."""
-    if value is None:
-        return b"0:~"
-    if isinstance(value, bool):
-        p = b"true" if value else b"false"
-        return b"%d:%s!" % (len(p), p)
-    if isinstance(value, int):
-        p = str(value).encode()
-        return b"%d:%s#" % (len(p), p)
-    if isinstance(value, float):
-        p = repr(value).encode()
-        return b"%d:%s^" % (len(p), p)
-    if isinstance(value, bytes):
-        return b"%d:%s," % (len(value), value)
-    if isinstance(value, str):
-        p = value.encode("utf-8")
-        return b"%d:%s;" % (len(p), p)
-    if isinstance(value, list):
-        p = b"".join(_tnet(v) for v in value)
-        return b"%d:%s]" % (len(p), p)
-    p = b"".join(_tnet(k) + _tnet(v) for k, v in value.items())
-    return b"%d:%s}" % (len(p), p)
-
-
 def _mitm(flow: int, path: list, value) -> Callable[[], bytes]:
     def make() -> bytes:
         data = (ROOT / "data/after-fix/capture.mitm").read_bytes()
@@ -101,7 +77,7 @@ def _mitm(flow: int, path: list, value) -> Callable[[], bytes]:
             state, pos = parse(data, pos)
             flows.append(state)
         _json_at(flows[flow], path, value)
-        return b"".join(_tnet(f) for f in flows)
+        return b"".join(tnet(f) for f in flows)
 
     return make
 

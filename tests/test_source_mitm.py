@@ -14,37 +14,13 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from conftest import tnet
 
 from toolkit.errors import CaptureError
 from toolkit.sources import mitm
 from toolkit.wire.records import Decoded, EntryCount, Header, Problem
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-
-
-def _tnet(value) -> bytes:
-    """A minimal typed-netstring writer for test files (the format of .mitm flows)."""
-    if value is None:
-        return b"0:~"
-    if isinstance(value, bool):
-        p = b"true" if value else b"false"
-        return b"%d:%s!" % (len(p), p)
-    if isinstance(value, int):
-        p = str(value).encode()
-        return b"%d:%s#" % (len(p), p)
-    if isinstance(value, float):
-        p = repr(value).encode()
-        return b"%d:%s^" % (len(p), p)
-    if isinstance(value, bytes):
-        return b"%d:%s," % (len(value), value)
-    if isinstance(value, str):
-        p = value.encode("utf-8", "surrogateescape")
-        return b"%d:%s;" % (len(p), p)
-    if isinstance(value, list):
-        p = b"".join(_tnet(v) for v in value)
-        return b"%d:%s]" % (len(p), p)
-    p = b"".join(_tnet(k) + _tnet(v) for k, v in value.items())
-    return b"%d:%s}" % (len(p), p)
 
 
 def _flow_state(version=21, **changes):
@@ -89,7 +65,7 @@ def _flow_state(version=21, **changes):
 def test_native_reader_needs_no_mitmproxy(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "mitmproxy", None)  # as if not installed, even where it is
     path = tmp_path / "flows.mitm"
-    path.write_bytes(_tnet(_flow_state()) + _tnet(_flow_state(type="tcp")))
+    path.write_bytes(tnet(_flow_state()) + tnet(_flow_state(type="tcp")))
     recs = list(mitm.read(path, "m"))
     d, tcp, count = recs
     assert isinstance(d, Decoded) and d.exchange.url == "http://127.0.0.1:18788/v1/responses"
@@ -103,7 +79,7 @@ def test_native_reader_needs_no_mitmproxy(tmp_path, monkeypatch):
 
 def test_truncated_native_file_keeps_the_good_flows(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "mitmproxy", None)
-    good = _tnet(_flow_state())
+    good = tnet(_flow_state())
     path = tmp_path / "cut.mitm"
     path.write_bytes(good + good[:200])
     recs = list(mitm.read(path, "m"))
@@ -117,7 +93,7 @@ def test_truncated_native_file_keeps_the_good_flows(tmp_path, monkeypatch):
 def test_a_flow_without_a_version_is_not_a_flow(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "mitmproxy", None)
     path = tmp_path / "f.mitm"
-    path.write_bytes(_tnet(_flow_state(version={"major": 9})))
+    path.write_bytes(tnet(_flow_state(version={"major": 9})))
     with pytest.raises(CaptureError, match=r"a flow without a flow format version \(\{'major': 9\}\)"):
         list(mitm.read(path, "m"))
 
@@ -454,9 +430,9 @@ def test_partly_bad_old_file_keeps_the_good_flows_and_reconciles(tmp_path, monke
     older["version"] = 6  # a mitmproxy 3.0 release candidate's flow appended to the file
     broken["client_conn"] = [b"not", b"a", b"connection"]
     no_request["request"] = None
-    good = _tnet(responses)
+    good = tnet(responses)
     path = tmp_path / "old.mitm"
-    path.write_bytes(good + _tnet(older) + _tnet(broken) + _tnet(no_request) + _tnet(chat) + good[:300])
+    path.write_bytes(good + tnet(older) + tnet(broken) + tnet(no_request) + tnet(chat) + good[:300])
     records = list(mitm.read(path, "m"))
     kinds = [r.kind if isinstance(r, Problem) else type(r).__name__ for r in records]
     assert kinds == ["Decoded", "bad-entry", "bad-entry", "bad-entry", "Decoded", "bad-entry", "EntryCount"]
@@ -480,7 +456,7 @@ def test_partly_bad_old_file_keeps_the_good_flows_and_reconciles(tmp_path, monke
 def test_too_old_first_flow_names_the_release_and_the_conversion(version, written_by, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "mitmproxy", None)
     path = tmp_path / "my flows.mitm"
-    path.write_bytes(_tnet(_flow_state(version=version)))
+    path.write_bytes(tnet(_flow_state(version=version)))
     with pytest.raises(CaptureError) as err:
         list(mitm.read(path, "m"))
     message = str(err.value)
@@ -495,7 +471,7 @@ def test_too_old_first_flow_names_the_release_and_the_conversion(version, writte
 def test_newer_flow_format_is_refused_as_newer(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "mitmproxy", None)
     path = tmp_path / "f.mitm"
-    path.write_bytes(_tnet(_flow_state(version=22)))
+    path.write_bytes(tnet(_flow_state(version=22)))
     with pytest.raises(
         CaptureError, match=r"version 22 \(written by no mitmproxy release this toolkit knows\) is newer"
     ):
@@ -552,7 +528,7 @@ def _addressed(request_changes, headers):
 def test_url_and_host_come_from_the_host_header_as_in_har(changes, headers, url, host, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "mitmproxy", None)
     path = tmp_path / "t.mitm"
-    path.write_bytes(_tnet(_addressed(changes, headers)))
+    path.write_bytes(tnet(_addressed(changes, headers)))
     decoded, _ = list(mitm.read(path, "m"))
     assert (decoded.exchange.url, decoded.exchange.host) == (url, host)
     assert decoded.exchange.path == urlsplit(url).path

@@ -10,6 +10,13 @@ when anything walks it, while deep nesting exhausts the stack. The events are sc
 parser is a state machine, not recursive) and a document over ``MAX_YAML_ALIAS_NODES`` or
 ``MAX_YAML_DEPTH`` is refused before anything is composed; a scalar its tag cannot construct
 (``!!int 12abc``) is a ``ConstructorError`` at its line, like every other YAML error.
+
+A key repeated in one mapping is a ``DuplicateKeyError`` at the repeat (``UniqueKeys``): PyYAML keeps the
+last value and drops the first without a word, which is how a cassette with one ``- request:`` line lost
+merges two interactions into one. DSH's YAML parser (the ``yaml`` package) refuses such a settings file
+(``DUPLICATE_KEY at line 3, column 1``), so refusing it here says what DSH says. A reader that must read
+as a PyYAML-based system does (LiteLLM's ``config.yaml``) passes ``LastKeyWinsLoader``; the cassettes
+override ``UniqueKeys.duplicate_key`` to report the damaged interaction and keep the rest.
 """
 
 from __future__ import annotations
@@ -22,10 +29,13 @@ import yaml
 __all__ = [
     "MAX_YAML_ALIAS_NODES",
     "MAX_YAML_DEPTH",
+    "DuplicateKeyError",
     "Edit",
+    "LastKeyWinsLoader",
     "Loc",
     "Path",
     "TypedConstruction",
+    "UniqueKeys",
     "YAMLLimitError",
     "apply",
     "block_mapping_indent",
@@ -76,8 +86,53 @@ class TypedConstruction:
             ) from None
 
 
-class _SafeLoader(TypedConstruction, yaml.SafeLoader):
+class DuplicateKeyError(yaml.constructor.ConstructorError):
+    """A key written twice in one mapping (a ``YAMLError`` at the repeated key's line and column)."""
+
+
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+class UniqueKeys:
+    """Mixin for a safe loader: a scalar key repeated in one mapping goes to ``duplicate_key`` (which
+    raises ``DuplicateKeyError``) instead of silently replacing the earlier value. Keys a merge (``<<:``)
+    brings in may be overridden, as YAML intends; only keys written in the mapping itself are compared."""
+
+    def repeated_keys(self, node: yaml.MappingNode) -> list[tuple[yaml.Node, Any, yaml.Node]]:
+        """Each repeat in ``node`` as (its key node, the key, the key node it repeats)."""
+        seen: dict[Any, yaml.Node] = {}
+        out: list[tuple[yaml.Node, Any, yaml.Node]] = []
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE:
+                continue
+            key = self.construct_object(key_node)  # type: ignore[attr-defined]  # cached by the constructor
+            first = seen.setdefault(key, key_node)
+            if first is not key_node:
+                out.append((key_node, key, first))
+        return out
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> Any:
+        if isinstance(node, yaml.MappingNode):
+            for key_node, key, first in self.repeated_keys(node):
+                self.duplicate_key(node, key_node, key, first)
+        return super().construct_mapping(node, deep)  # type: ignore[misc]
+
+    def duplicate_key(self, node: yaml.MappingNode, key_node: yaml.Node, key: Any, first: yaml.Node) -> None:
+        raise DuplicateKeyError(
+            "while constructing a mapping",
+            node.start_mark,
+            f"found duplicate key {key!r} (first at line {first.start_mark.line + 1}); keys must be unique",
+            key_node.start_mark,
+        )
+
+
+class _SafeLoader(UniqueKeys, TypedConstruction, yaml.SafeLoader):
     pass
+
+
+class LastKeyWinsLoader(TypedConstruction, yaml.SafeLoader):
+    """PyYAML's own reading, a repeated key's last value kept: for a file whose real reader is
+    ``yaml.safe_load`` (LiteLLM's proxy config), so the toolkit reads what that system reads."""
 
 
 def _check_bounds(text: str, loader: type[Any]) -> None:
@@ -128,8 +183,9 @@ def _document(text: str, loader: type[Any]) -> tuple[yaml.Node | None, Any]:
 def load(text: str, loader: type[Any] = _SafeLoader) -> Any:
     """The document's value, within the bounds above; every failure is a ``yaml.YAMLError``.
 
-    ``loader`` is a safe loader class that mixes in ``TypedConstruction`` (the cassettes' adds their
-    ``!binary`` constructors)."""
+    ``loader`` is a safe loader class that mixes in ``TypedConstruction`` and, unless the real reader
+    keeps a repeated key's last value (``LastKeyWinsLoader``), ``UniqueKeys`` (the cassettes' adds their
+    ``!binary`` constructors and reports repeated keys per interaction)."""
     return _document(text, loader)[1]
 
 
@@ -159,9 +215,9 @@ def path_text(path: Path) -> str:
     return out
 
 
-def compose(text: str) -> tuple[Any, dict[Path, Loc]]:
+def compose(text: str, loader: type[Any] = _SafeLoader) -> tuple[Any, dict[Path, Loc]]:
     """The document's value (``load``) and the location of every mapping key and sequence item."""
-    node, data = _document(text, _SafeLoader)
+    node, data = _document(text, loader)
     locs: dict[Path, Loc] = {}
     if node is not None:
         locs[()] = Loc(None, None, node)

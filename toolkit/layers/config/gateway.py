@@ -27,7 +27,7 @@ from toolkit.errors import InputError
 from toolkit.knowledge import litellm_config as llc
 from toolkit.knowledge.messages import Joined, Message
 from toolkit.layers.config.findings import Finding, findings_frame
-from toolkit.sources.yaml_text import Loc, path_text
+from toolkit.sources.yaml_text import LastKeyWinsLoader, Loc, path_text
 from toolkit.sources.yaml_text import compose as compose_yaml
 
 if TYPE_CHECKING:
@@ -208,7 +208,9 @@ def load_gateway_config(path: str | os.PathLike[str] | None = None, *, text: str
     """Read a LiteLLM proxy ``config.yaml`` (a path, or its YAML ``text=``) as litellm 1.110.2 reads it."""
     body, source = _read(path, text)
     try:
-        data, locs = compose_yaml(body)
+        data, locs = compose_yaml(
+            body, LastKeyWinsLoader
+        )  # ProxyConfig.load_config: yaml.safe_load, last value kept (docs/upstream.md)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "the file"

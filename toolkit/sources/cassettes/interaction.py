@@ -4,6 +4,12 @@ A cassette is small and written whole by its recorder, so it is parsed whole (Py
 C one when built): what each format's module adds is only where it keeps the method, URL, status,
 headers, bodies and times. ``!!binary`` (VCR.py) and ``!binary`` (Ruby's Psych) scalars are base64
 bytes; one that is not valid base64 costs its body (a ``bad-base64`` problem), never the file.
+
+A key written twice in one mapping is what a lost ``- request:`` line leaves: the next interaction's
+request keys land in this one's response and its ``response:`` repeats this one's, so PyYAML would keep a
+request of one exchange with the response of the next and drop the rest without a word. The loader marks
+such a mapping (``RepeatedKeys``); an interaction holding one is a ``bad-entry`` problem naming the line
+and the key, the other interactions are read, and a repeat outside the interactions refuses the file.
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ __all__ = [
     "BadBinary",
     "Interaction",
     "Malformed",
+    "RepeatedKeys",
     "bodies_present",
     "body_bytes",
     "headers",
@@ -66,8 +73,39 @@ class BadBinary:
         self.message = message
 
 
-class _Loader(yaml_text.TypedConstruction, _Base):  # type: ignore[misc,valid-type]
-    pass
+class RepeatedKeys(dict[Any, Any]):
+    """A mapping the cassette wrote a key twice in (the last value kept, as PyYAML does); ``repeats``
+    holds each repeat as (1-based line, key, 1-based line of the first), for the reader to report."""
+
+    __slots__ = ("repeats",)
+
+    def __init__(self, repeats: list[tuple[int, Any, int]]):
+        super().__init__()
+        self.repeats = repeats
+
+
+class _Loader(yaml_text.UniqueKeys, yaml_text.TypedConstruction, _Base):  # type: ignore[misc,valid-type]
+    def duplicate_key(self, node: yaml.MappingNode, key_node: yaml.Node, key: Any, first: yaml.Node) -> None:
+        """Not an error here: ``_mapping`` has marked the mapping, and the reader reports it."""
+
+
+def _mapping(loader: _Loader, node: yaml.MappingNode) -> Iterator[dict[Any, Any]]:
+    repeats = [(k.start_mark.line + 1, key, f.start_mark.line + 1) for k, key, f in loader.repeated_keys(node)]
+    data: dict[Any, Any] = RepeatedKeys(repeats) if repeats else {}
+    yield data
+    data.update(loader.construct_mapping(node))
+
+
+def _first_repeat(value: Any) -> tuple[int, Any, int] | None:
+    """The first repeated key anywhere inside ``value`` (its nesting is bounded by ``MAX_YAML_DEPTH``)."""
+    if isinstance(value, RepeatedKeys):
+        return value.repeats[0]
+    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    for child in children:
+        found = _first_repeat(child)
+        if found is not None:
+            return found
+    return None
 
 
 def _binary(loader: yaml.SafeLoader, node: yaml.Node) -> bytes | BadBinary:
@@ -78,6 +116,7 @@ def _binary(loader: yaml.SafeLoader, node: yaml.Node) -> bytes | BadBinary:
         return BadBinary(f"{exc} (at line {node.start_mark.line + 1})")
 
 
+_Loader.add_constructor("tag:yaml.org,2002:map", _mapping)
 _Loader.add_constructor("tag:yaml.org,2002:binary", _binary)
 _Loader.add_constructor("!binary", _binary)  # Ruby's Psych writes non-UTF-8 strings so
 
@@ -177,6 +216,11 @@ def read_cassette(
     if not isinstance(doc, dict) or key not in doc:
         what = f"a YAML {json_kind(doc)}" if not isinstance(doc, dict) else f"no {key!r} key"
         raise CaptureError(path, f"not a cassette: {what} at the top level", location="line 1")
+    if isinstance(doc, RepeatedKeys):
+        line, repeated, first = doc.repeats[0]
+        raise CaptureError(
+            path, f"duplicate key {repeated!r} at the top level (first at line {first})", location=f"line {line}"
+        )
     items = doc[key]
     if not isinstance(items, list) or not items:
         what = "empty" if items in (None, []) else f"a {json_kind(items)}, not a list"
@@ -186,6 +230,13 @@ def read_cassette(
         try:
             if not isinstance(item, dict):
                 raise Malformed(f"interaction is a {json_kind(item)}, not a mapping")
+            repeat = _first_repeat(item)
+            if repeat is not None:
+                line, repeated, first = repeat
+                raise Malformed(
+                    f"duplicate key {repeated!r} at line {line} (first at line {first}): "
+                    "the later value hides the earlier (a lost '- request:' line merges two interactions), so it is not read"
+                )
             it = convert(item)
         except Malformed as exc:
             yield Problem(source, location, BAD_ENTRY, str(exc))

@@ -41,7 +41,7 @@ SEEDS_PER_FORMAT = 8
 COUNTED = ("exchanges", "calls", "events", "tools")
 BOMB_BYTES = 80 << 20  # past the 64 MiB inflate cap, small enough to build in a moment
 HUGE = ("1" + "0" * 5000, "1e400", "-1e400", "1.5e-400", "9" * 400)
-WRONG = (None, 7, "x", [], {}, True, [1], {"a": 1}, -1.5)
+WRONG: tuple[Any, ...] = (None, 7, "x", [], {}, True, [1], {"a": 1}, -1.5)
 YAML_TAGS = ("!!int 12abc", "!!float x", "!!binary '!!'", "!!timestamp 2020-99-99", "!!python/name:os.system", "!!set")
 FAMILIES = ("truncate", "flip", "json_type", "deep", "huge", "surrogate", "bom", "bomb", "yaml_alias")
 # Families that change or add a value without removing any part of the file: a count that drops under them with

@@ -7,8 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import REPO
-from test_source_mitm import _tnet
+from conftest import REPO, tnet
 
 from toolkit.capture.load import load_capture
 from toolkit.errors import CaptureError
@@ -160,16 +159,16 @@ def test_a_mitm_flow_nested_deep_is_read(tmp_path, capsys):
 
 
 def _tnet_grown(value, marker: str, deep: bytes) -> bytes:
-    """``_tnet`` with the string ``marker`` written as ``deep`` (the flow itself is shallow)."""
+    """``tnet`` with the string ``marker`` written as ``deep`` (the flow itself is shallow)."""
     if value == marker:
         return deep
     if isinstance(value, list):
         p = b"".join(_tnet_grown(v, marker, deep) for v in value)
         return b"%d:%s]" % (len(p), p)
     if isinstance(value, dict):
-        p = b"".join(_tnet(k) + _tnet_grown(v, marker, deep) for k, v in value.items())
+        p = b"".join(tnet(k) + _tnet_grown(v, marker, deep) for k, v in value.items())
         return b"%d:%s}" % (len(p), p)
-    return _tnet(value)
+    return tnet(value)
 
 
 def test_a_small_json_document_nested_deep_is_refused_at_the_bracket(tmp_path, capsys):

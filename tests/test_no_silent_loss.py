@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_source_mitm import _tnet
+from conftest import tnet
 
 from toolkit.capture.load import load_capture
 from toolkit.errors import CaptureError
@@ -193,10 +193,10 @@ def test_mitm_response_that_is_a_boolean_is_a_problem(tmp_path, monkeypatch):
     while pos < len(data):
         state, pos = parse(data, pos)
         flows.append(state)
-    whole = _row(_load(tmp_path, "whole.mitm", b"".join(_tnet(f) for f in flows)))
+    whole = _row(_load(tmp_path, "whole.mitm", b"".join(tnet(f) for f in flows)))
     assert (whole["exchanges"], whole["calls"], whole["problems"]) == (2, 2, 0)
     flows[1]["response"] = False
-    cap = _load(tmp_path, "damaged.mitm", b"".join(_tnet(f) for f in flows))
+    cap = _load(tmp_path, "damaged.mitm", b"".join(tnet(f) for f in flows))
     row = _row(cap)
     assert (row["exchanges"], row["calls"], row["reconciles"]) == (2, 1, True)  # flow 0 keeps its call
     assert ("flow 1", "bad-field") in _problems(cap)

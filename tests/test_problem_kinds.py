@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import REPO
-from test_source_mitm import _flow_state, _tnet
+from conftest import REPO, tnet
+from test_source_mitm import _flow_state
 
 import toolkit
 from toolkit.capture import frames
@@ -66,7 +66,7 @@ def _jsonl(path: Path) -> Path:
 def _mitm(path: Path) -> Path:
     state = _flow_state()
     state["response"]["content"] = CORRUPT_GZIP
-    path.write_bytes(_tnet(state))
+    path.write_bytes(tnet(state))
     return path
 
 
@@ -160,7 +160,7 @@ def _jsonl_streamed_body_not_kept(path: Path) -> Path:
 def _mitm_streamed_body_not_kept(path: Path) -> Path:
     state = _flow_state()
     state["response"]["content"] = None  # flow.response.stream = True without the tee addon
-    path.write_bytes(_tnet(state))
+    path.write_bytes(tnet(state))
     return path
 
 

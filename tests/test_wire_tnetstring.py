@@ -1,7 +1,7 @@
 import pytest
+from conftest import tnet
 from hypothesis import given
 from hypothesis import strategies as st
-from test_source_mitm import _tnet
 
 from toolkit.wire.tnetstring import TNetStringError, parse
 
@@ -19,12 +19,12 @@ values = st.recursive(
 
 @given(values)
 def test_round_trip(value):
-    data = _tnet(value)
+    data = tnet(value)
     assert parse(data) == (value, len(data))
 
 
 def test_consecutive_values_and_errors():
-    data = _tnet({"a": [1, b"x"]}) + _tnet("next")
+    data = tnet({"a": [1, b"x"]}) + tnet("next")
     first, end = parse(data)
     assert first == {"a": [1, b"x"]} and parse(data, end) == ("next", len(data))
     for bad, where in [

@@ -75,7 +75,8 @@ def entry(obj: dict[str, Any]) -> Entry:
         e.response_headers = headers(resp.get("headers"), "response", e.issues)
         e.response_body, e.response_bytes, resp_fid = body(resp, e.response_headers, "response", e.issues)
         fidelities.append(resp_fid)
-        if resp.get("body") is None and e.status not in (204, 304) and (e.method or "").upper() != "HEAD":
+        # status 0 is no answer at all (``no-response`` says so): there was no body to lose
+        if resp.get("body") is None and e.status not in (0, 204, 304) and (e.method or "").upper() != "HEAD":
             said = "null" if "body" in resp else "absent"
             e.issues.append(Issue(BODY_MISSING, f"response body is {said}: what the response said is unknown"))
     elif resp is not None:

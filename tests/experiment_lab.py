@@ -1,5 +1,5 @@
-"""What the experiment's tests share: the lab gateway in this process (port 0, 127.0.0.1 only), the
-captured DSH request they replay, and a run of it with fast limits. One definition, imported by
+"""What the experiment's tests share: the lab gateway in this process (port 0, 127.0.0.1 only), a server
+with one fixed reply, the captured DSH request they replay, and a run of it with fast limits. One definition, imported by
 ``test_experiment_run`` and ``test_experiment_caution`` (not a test module: pytest collects nothing here)."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import importlib
 import importlib.util
 import json
 import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from conftest import REPO
@@ -72,3 +73,48 @@ def go(url, out=None, **kw):
     }
     args.update(kw)
     return experiment.run(BEFORE, **args)
+
+
+class Fixed:
+    """A server on 127.0.0.1 that answers every POST with one fixed reply. ``hold(connection)`` (if given) runs
+    in the handler once the request is read; ``hold_until_close`` keeps every answer back until the test is
+    over (``close``), so a client's timeout fires however slowly the machine runs. ``paths``: what was asked."""
+
+    def __init__(self, status: int, headers: dict, body: str = "", hold=None, hold_until_close: bool = False):
+        self.paths: list[str] = []
+        self.released = threading.Event()
+        fixed = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("content-length") or 0))
+                fixed.paths.append(self.path)
+                if hold is not None:
+                    hold(self.connection)
+                if hold_until_close:
+                    fixed.released.wait(60)
+                raw = body.encode()
+                try:
+                    self.send_response_only(status)
+                    for k, v in {"content-length": str(len(raw)), **headers}.items():
+                        self.send_header(k, v)
+                    self.end_headers()
+                    self.wfile.write(raw)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self.port = self.server.server_port
+        self.url = f"http://127.0.0.1:{self.port}/v1/responses"
+
+    def close(self) -> None:
+        self.released.set()
+        self.server.shutdown()
+        self.server.server_close()

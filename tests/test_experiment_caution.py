@@ -24,7 +24,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from conftest import FIXTURES, REPO
-from experiment_lab import BEFORE, DSH, MODE, experiment, go, serving
+from experiment_lab import BEFORE, DSH, MODE, Fixed, experiment, go, serving
 
 from toolkit.capture import load_capture
 from toolkit.errors import InputError
@@ -45,46 +45,6 @@ EXECUTION = json.loads((FIXTURES / "dsh" / "execution.json").read_text(encoding=
 @pytest.fixture
 def gw(tmp_path):
     yield from serving(tmp_path)
-
-
-class Fixed:
-    """Answers every POST with one reply; ``hold(connection)`` (if given) runs in the handler once the request
-    is read."""
-
-    def __init__(self, status: int, headers: dict, body: str = "", hold=None):
-        self.paths: list[str] = []
-        fixed = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *a):
-                pass
-
-            def do_POST(self):
-                self.rfile.read(int(self.headers.get("content-length") or 0))
-                fixed.paths.append(self.path)
-                if hold is not None:
-                    hold(self.connection)
-                raw = body.encode()
-                try:
-                    self.send_response_only(status)
-                    for k, v in {"content-length": str(len(raw)), **headers}.items():
-                        self.send_header(k, v)
-                    self.end_headers()
-                    self.wfile.write(raw)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-        self.port = self.server.server_port
-        self.url = f"http://127.0.0.1:{self.port}/v1/responses"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture

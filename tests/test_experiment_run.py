@@ -8,13 +8,11 @@ from __future__ import annotations
 import json
 import random
 import signal
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pandas as pd
 import pytest
 from conftest import REPO
-from experiment_lab import BEFORE, DSH, EXCHANGE, FAST, MODE, Gateway, experiment, gateway, go, serving
+from experiment_lab import BEFORE, DSH, EXCHANGE, FAST, MODE, Fixed, Gateway, experiment, gateway, go, serving
 
 from toolkit.capture import load_capture
 from toolkit.errors import InputError
@@ -30,45 +28,6 @@ KEY = "sk-lab-FAKE-2222222222222222222222222222"
 @pytest.fixture
 def gw(tmp_path):
     yield from serving(tmp_path)
-
-
-class Tiny:
-    """A server that answers every POST with one fixed reply (a redirect), or with ``hold`` only once the
-    test is over (``close``), so a client's timeout fires however slowly the machine runs."""
-
-    def __init__(self, status: int, headers: dict, hold: bool = False):
-        self.seen = 0
-        self.released = threading.Event()
-        tiny = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *a):
-                pass
-
-            def do_POST(self):
-                self.rfile.read(int(self.headers.get("content-length") or 0))
-                tiny.seen += 1
-                if hold:
-                    tiny.released.wait(60)
-                try:
-                    self.send_response_only(status)
-                    for k, v in {"content-length": "0", **headers}.items():
-                        self.send_header(k, v)
-                    self.end_headers()
-                except BrokenPipeError:
-                    pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_port}/v1/responses"
-
-    def close(self):
-        self.released.set()
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def recorded_refusal() -> str:
@@ -214,17 +173,17 @@ def test_retries_count_against_the_budget_and_each_attempt_is_recorded(gw, tmp_p
 
 
 def test_a_redirect_is_recorded_and_not_followed(gw, tmp_path):
-    tiny = Tiny(307, {"location": gw.url()})
+    tiny = Fixed(307, {"location": gw.url()})
     try:
         r = go(tiny.url, tmp_path / "out", variants=["strict-false"], samples=1)
     finally:
         tiny.close()
-    assert tiny.seen == 1 and gw.lines() == []
+    assert len(tiny.paths) == 1 and gw.lines() == []
     assert r.plan["status"].tolist() == [307]
 
 
 def test_a_timeout_is_recorded_as_no_answer(tmp_path):
-    tiny = Tiny(200, {}, hold=True)
+    tiny = Fixed(200, {}, hold_until_close=True)
     try:
         r = go(tiny.url, tmp_path / "out", variants=["strict-false"], samples=1, limits=Limits(timeout=0.2))
     finally:

@@ -455,6 +455,21 @@ def campaign(
     return report
 
 
+def reproduce(seed: int, reader: str, index: int, out_dir: Path) -> tuple[Path, str]:
+    """Write input ``index`` of ``reader`` in the campaign of ``seed`` to ``out_dir`` (the file a finding names, made
+    again from its seed, reader and index alone) and return its path and mutation."""
+    files = seeds()[reader]
+    family = FAMILIES[index % len(FAMILIES)]
+    src = files[(index + index // len(FAMILIES)) % len(files)]
+    rel = str(src.relative_to(ROOT))
+    got = mutate(src.read_bytes(), family, random.Random(f"{seed}:{rel}:{index}"))
+    if got is None:
+        raise SystemExit(f"input {index} of {reader} is not applicable (family {family} on {rel})")
+    target = out_dir / f"{reader}-{index}{''.join(src.suffixes)}"
+    target.write_bytes(got[0])
+    return target, f"{family}: {got[1]}"
+
+
 def main(argv: list[str] | None = None) -> int:
     import tempfile
 
@@ -465,7 +480,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--per-input-seconds", type=float, default=30.0, help="a slower input is a HANG (default 30)")
     ap.add_argument("--memory-mib", type=float, default=1024.0, help="a higher peak RSS is MEMORY (default 1024)")
     ap.add_argument("--reader", action="append", help="only this reader (repeatable)")
+    ap.add_argument("--reproduce", metavar="READER:INPUT", help="write that input of the --seed campaign and stop")
+    ap.add_argument("--out", type=Path, default=Path("."), help="where --reproduce writes (default: here)")
     args = ap.parse_args(argv)
+    if args.reproduce:
+        reader, _, index = args.reproduce.rpartition(":")
+        path, mutation = reproduce(args.seed, reader, int(index), args.out)
+        print(f"{path}  ({mutation})")
+        return 0
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="fuzz-readers-") as tmp:
         rep = campaign(

@@ -105,6 +105,19 @@ def _response_body(path: list, value) -> Callable[[], bytes]:
     return make
 
 
+def _jsonl(line: int, path: list, value) -> Callable[[], bytes]:
+    """Damage one record (1-based line) of a gateway JSONL log."""
+
+    def make() -> bytes:
+        lines = (ROOT / "data/after-fix/gateway.jsonl").read_text("utf-8").split("\n")
+        doc = json.loads(lines[line - 1])
+        _json_at(doc, path, value)
+        lines[line - 1] = _dumps(doc)
+        return "\n".join(lines).encode()
+
+    return make
+
+
 def _text(fixture: str, old: str, new: str) -> Callable[[], bytes]:
     def make() -> bytes:
         text = (FIXTURES / fixture).read_text("utf-8")
@@ -132,6 +145,14 @@ CASES = [
         ".jsonl.zstd",
         _dsh(6, "seq", DIGITS),
         "line 6",
+        "digits",
+    ),
+    (
+        "jsonl-body-4350-digits",
+        "data/after-fix/gateway.jsonl",
+        ".jsonl",
+        _jsonl(2, ["duration_ms"], _raw(DIGITS)),
+        "line 2",
         "digits",
     ),
     (

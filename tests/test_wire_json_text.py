@@ -101,3 +101,15 @@ def test_sse_data_with_nan_is_a_bad_frame():
     assert [(i.kind, i.message) for i in d.issues if i.kind == "sse-frame"] == [
         ("sse-frame", f"byte 0: invalid JSON at char {body.index(b'NaN') - len(b'data: ')}: NaN is not JSON")
     ]
+
+
+@pytest.mark.parametrize("sign", ["", "-"])
+def test_an_integer_past_pythons_digit_limit_is_bad_json_at_its_place(sign):
+    """Python's json raises ValueError (not JSONDecodeError) for 4,301 digits: ``loads`` makes it bad JSON at the
+    number, so every reader that reports bad JSON reports this too (issue 27: 21 crashes in the fuzz campaign)."""
+    text = '{"digits": "' + "9" * 5000 + '", "n": ' + sign + "9" * 4350 + "}"
+    with pytest.raises(json.JSONDecodeError) as e:
+        loads(text)
+    assert e.value.pos == text.index(": " + sign + "9") + 2
+    assert "more digits than Python converts" in describe_json_error(e.value)
+    assert loads('{"n": ' + "9" * 4300 + "}")["n"] == int("9" * 4300)  # at the limit it is still a number

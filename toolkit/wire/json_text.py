@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from typing import Any
 
 import orjson
+
+from toolkit.wire.values import TOO_MANY_DIGITS
 
 __all__ = [
     "MAX_JSON_DEPTH",
@@ -103,7 +106,22 @@ def loads(text: str | bytes) -> Any:
         text = bytes(text).decode("utf-8")
     if deep:
         raise depth_error(text)
-    return _STRICT.decode(text)
+    try:
+        return _STRICT.decode(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # an integer past Python's digit limit: json raises ValueError, not JSONDecodeError
+        raise json.JSONDecodeError(TOO_MANY_DIGITS, text, _long_integer_at(text)) from None
+
+
+def _long_integer_at(text: str) -> int:
+    """Where the first integer of more digits than Python converts starts (outside any string)."""
+    limit = sys.get_int_max_str_digits()
+    pattern = r'"(?:[^"\\]|\\.)*"|(-?\d{' + str(limit + 1) + ",})"
+    for m in re.finditer(pattern, text) if limit else ():
+        if m.group(1):
+            return m.start(1)
+    return 0
 
 
 def describe_json_error(e: json.JSONDecodeError) -> str:

@@ -180,3 +180,63 @@ def test_a_small_json_document_nested_deep_is_refused_at_the_bracket(tmp_path, c
         load_capture(path)
     assert str(info.value) == said
     assert run(capsys, "verify", "--capture", str(path)) == (2, "", f"agent-contract: error: {said}\n")
+
+
+# -- values as deep as the parser accepts -------------------------------------------------------------------
+
+ACCEPTED = 1000  # as the fuzz campaign nested: within what loads accepts (MAX_JSON_DEPTH), so readers must cope
+
+
+def _deep_value(bottom):
+    value = bottom
+    for i in range(ACCEPTED):
+        value = {"a": value} if i % 2 else [value]
+    return value
+
+
+def _deep_text(bottom: str) -> str:
+    """``_deep_value`` as JSON text, written without json's encoder (which recurses)."""
+    opens = "".join('{"a": ' if i % 2 else "[" for i in reversed(range(ACCEPTED)))
+    closes = "".join("}" if i % 2 else "]" for i in range(ACCEPTED))
+    return opens + bottom + closes
+
+
+def test_redaction_reaches_the_bottom_of_a_value_as_deep_as_json_allows():
+    """A secret 1,020 levels down is still redacted, and walking there does not meet Python's stack (the recursive
+    walk raised RecursionError on codex and DSH session lines in the fuzz campaign)."""
+    from toolkit.capture.redact import REDACTED, redact_obj
+
+    key = "sk-proj-" + "abcd1234" * 5
+    out = redact_obj(_deep_value({"api_key": key, "note": f"Bearer {key}", "keep": [1, None, True]}))
+    while not (isinstance(out, dict) and "api_key" in out):
+        out = out["a"] if isinstance(out, dict) else out[0]
+    assert out["api_key"] == REDACTED and out["note"] == f"Bearer {REDACTED}" and out["keep"] == [1, None, True]
+
+
+@pytest.mark.parametrize(
+    ("seed", "compress", "inside"),
+    [
+        (REPO / "tests/fixtures/codex/real-0.171.0-escalation-never.jsonl", False, b'"payload":{'),
+        (REPO / "data/dsh-image/session.jsonl.zstd", True, b'"data":{'),
+    ],
+    ids=["codex-rollout", "dsh-session"],
+)
+def test_a_line_holding_a_value_as_deep_as_json_allows_is_read(tmp_path, seed, compress, inside):
+    """A deep value inside the part of a line the reader redacts and keeps (the record's payload)."""
+    import zstandard
+
+    raw = seed.read_bytes()
+    if compress:
+        raw = zstandard.ZstdDecompressor().stream_reader(raw).read()
+    lines = raw.split(b"\n")
+    deep = inside + b'"deep": ' + _deep_text('"x"').encode() + b","
+    lines[1:] = [line.replace(inside, deep, 1) for line in lines[1:]]  # the first line stays plain for detection
+    data = b"\n".join(lines)
+    path = tmp_path / seed.name
+    path.write_bytes(zstandard.ZstdCompressor().compress(data) if compress else data)
+    cap, before = load_capture(path), load_capture(seed)
+    assert (len(cap.exchanges), len(cap.calls), len(cap.events)) == (
+        len(before.exchanges),
+        len(before.calls),
+        len(before.events),
+    )

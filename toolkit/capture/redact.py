@@ -132,16 +132,57 @@ def _secret_key(key: str) -> bool:
     return _SECRET_KEY_RE.match(key) is not None
 
 
+#: Depth below which ``redact_obj`` recurses (fast); a value nested deeper is walked with an explicit stack, so
+#: JSON as deep as the parsers accept (``MAX_JSON_DEPTH``) never meets Python's recursion limit.
+_RECURSE_DEPTH = 100
+
+
 def redact_obj(obj: Any, *, text: Callable[[str], str | None] = redact_text) -> Any:
     """Redact a parsed JSON value: secret-named keys lose their value, strings lose key-like parts
     (``text`` redacts one string: a caller that sees the same strings again passes a memoised one)."""
+    return _redact(obj, text, 0)
+
+
+def _hides(k: Any, v: Any) -> bool:
+    return isinstance(k, str) and _secret_key(k) and v not in (None, "")
+
+
+def _redact(obj: Any, text: Callable[[str], str | None], depth: int) -> Any:
     if isinstance(obj, str):
         return text(obj)
+    if depth >= _RECURSE_DEPTH and isinstance(obj, (dict, list)):
+        return _redact_deep(obj, text)
     if isinstance(obj, dict):
-        return {
-            k: (REDACTED if isinstance(k, str) and _secret_key(k) and v not in (None, "") else redact_obj(v, text=text))
-            for k, v in obj.items()
-        }
+        return {k: (REDACTED if _hides(k, v) else _redact(v, text, depth + 1)) for k, v in obj.items()}
     if isinstance(obj, list):
-        return [redact_obj(v, text=text) for v in obj]
+        return [_redact(v, text, depth + 1) for v in obj]
     return obj
+
+
+def _redact_deep(obj: dict | list, text: Callable[[str], str | None]) -> Any:
+    """``_redact`` without recursion: each container is copied empty, then filled from a stack of
+    (source, copy) pairs, so the depth of the value costs heap, not stack."""
+
+    def copy(v: Any) -> Any:
+        if isinstance(v, str):
+            return text(v)
+        if isinstance(v, dict):
+            c: dict = {}
+            stack.append((v, c))
+            return c
+        if isinstance(v, list):
+            c2: list = []
+            stack.append((v, c2))
+            return c2
+        return v
+
+    stack: list[tuple[Any, Any]] = []
+    root = copy(obj)
+    while stack:
+        src, dst = stack.pop()
+        if isinstance(src, dict):
+            for k, v in src.items():
+                dst[k] = REDACTED if _hides(k, v) else copy(v)
+        else:
+            dst.extend(copy(v) for v in src)
+    return root

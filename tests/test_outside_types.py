@@ -118,6 +118,27 @@ def _jsonl(line: int, path: list, value) -> Callable[[], bytes]:
     return make
 
 
+CODEX = "tests/fixtures/codex/real-0.171.0-danger-full-access.jsonl"
+
+
+def _codex_output_line() -> int:
+    """The 1-based line of the rollout's first tool output (a ``function_call_output`` response item)."""
+    lines = (ROOT / CODEX).read_text("utf-8").split("\n")
+    return next(i for i, line in enumerate(lines, 1) if '"function_call_output"' in line)
+
+
+def _codex(path: list, value) -> Callable[[], bytes]:
+    def make() -> bytes:
+        lines = (ROOT / CODEX).read_text("utf-8").split("\n")
+        at = _codex_output_line() - 1
+        doc = json.loads(lines[at])
+        _json_at(doc, path, value)
+        lines[at] = _dumps(doc)
+        return "\n".join(lines).encode()
+
+    return make
+
+
 def _text(fixture: str, old: str, new: str) -> Callable[[], bytes]:
     def make() -> bytes:
         text = (FIXTURES / fixture).read_text("utf-8")
@@ -146,6 +167,14 @@ CASES = [
         _dsh(6, "seq", DIGITS),
         "line 6",
         "digits",
+    ),
+    (
+        "codex-tool-output-surrogate",
+        CODEX,
+        ".jsonl",
+        _codex(["payload", "output"], "a\ud800"),
+        f"line {_codex_output_line()}",
+        "tool result text",
     ),
     (
         "jsonl-body-4350-digits",

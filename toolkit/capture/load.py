@@ -332,6 +332,9 @@ class Builder:
                 )
             )
         elif isinstance(rec, ToolResult):
+            for message in _checked(rec, _RESULT_FIELDS, "tool result"):
+                where = (rec.source or "", rec.location or f"call {rec.call_id}")
+                self.rows["problems"].append((*where, BAD_FIELD, message, rec.exchange_id))
             self.rows["tool_results"].append(
                 (
                     rec.exchange_id,
@@ -581,6 +584,15 @@ _EVENT_FIELDS = {"seq": "int", "time": "time", "type": "text", "turn": "int", "s
 _TOOL_FIELDS = {"name": "text", "description": "text"}
 _CALL_FIELDS = {"call_id": "text", "item_id": "text", "name": "text", "arguments_raw": "text"}
 _HEADER_FIELDS = {"name": "text", "value": "text"}
+_RESULT_FIELDS = {
+    "call_id": "text",
+    "is_error": "bool",
+    "text": "text",
+    "error_name": "text",
+    "error_code": "text",
+    "turn": "int",
+    "step": "int",
+}
 _PART_FIELDS = {
     "role": "text",
     "media_type": "text",

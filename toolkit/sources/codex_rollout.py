@@ -250,7 +250,7 @@ class _Rollout:
             self._close()
             records: list[Record] = []
             if sub in codex.TOOL_OUTPUT_ITEMS:
-                records.append(self._result(p))
+                records.append(self._result(p, where))
             return None, ([], records)
         if self.current is None:
             self.current = self._exchange(where, time)
@@ -300,7 +300,7 @@ class _Rollout:
             return Call(call_id or item_id, item_id, "local_shell", raw, args, err)
         return None
 
-    def _result(self, p: dict[str, Any]) -> ToolResult:
+    def _result(self, p: dict[str, Any], where: str) -> ToolResult:
         call_id = p.get("call_id") if isinstance(p.get("call_id"), str) else None
         out = p.get("output")
         success = None
@@ -316,7 +316,8 @@ class _Rollout:
             is_error = False
         else:
             is_error = None
-        return ToolResult(self.call_exchange.get(call_id or ""), call_id, is_error, text, turn=self.turn)
+        xid = self.call_exchange.get(call_id or "")
+        return ToolResult(xid, call_id, is_error, text, turn=self.turn, source=self.source, location=where)
 
     # ---- exchanges ------------------------------------------------------------------------------
 

@@ -288,7 +288,8 @@ class Event:
 
 @dataclass(slots=True)
 class ToolResult:
-    """What DSH told the model a tool call returned."""
+    """What the agent (DSH, Codex) told the model a tool call returned. ``source`` and ``location`` say where
+    it was read, so that a value of it that does not fit its column is a problem row at that place."""
 
     exchange_id: str | None
     call_id: str | None
@@ -298,6 +299,8 @@ class ToolResult:
     error_code: str | None = None
     turn: int | None = None
     step: int | None = None
+    source: str | None = None
+    location: str | None = None
 
 
 @dataclass(slots=True)

@@ -169,6 +169,14 @@ CASES = [
         "digits",
     ),
     (
+        "vcr-parsed-body-bad-binary",
+        "tests/fixtures/vcr/openai_parsed_body.yaml",
+        ".yaml",
+        _text("vcr/openai_parsed_body.yaml", "          content: null", "          content: !!binary '!!'"),
+        "interaction 1",
+        "parsed_body",
+    ),
+    (
         "codex-tool-output-surrogate",
         CODEX,
         ".jsonl",

@@ -25,6 +25,7 @@ from os import PathLike
 from typing import Any
 
 from toolkit.sources.cassettes.interaction import (
+    BadBinary,
     Interaction,
     bodies_present,
     body_bytes,
@@ -32,7 +33,7 @@ from toolkit.sources.cassettes.interaction import (
     read_cassette,
     request_response,
 )
-from toolkit.wire.records import BAD_FIELD, Decoded, EntryCount, Issue, Problem
+from toolkit.wire.records import BAD_BODY, BAD_FIELD, Decoded, EntryCount, Issue, Problem
 
 __all__ = ["read", "recognize"]
 
@@ -66,12 +67,31 @@ def _interaction(item: dict[str, Any]) -> Interaction:
 
 def _body(part: dict[str, Any], value: Any, it: Interaction, direction: str) -> tuple[bytes | str | None, int | None]:
     if "parsed_body" in part and value is None:  # pydantic-ai
-        text = json.dumps(part["parsed_body"], separators=(",", ":"), ensure_ascii=False)
+        try:
+            text = json.dumps(part["parsed_body"], separators=(",", ":"), ensure_ascii=False, default=_no_json)
+        except _NotJSON as exc:  # a YAML value JSON has no form for (!!binary, !!timestamp, !!set)
+            it.issues.append(Issue(BAD_BODY, f"{direction} parsed_body is not JSON: it holds {exc}"))
+            return None, None
+        except (ValueError, RecursionError) as exc:  # a non-finite float; nesting past json's encoder
+            it.issues.append(Issue(BAD_BODY, f"{direction} parsed_body is not JSON: {str(exc)[:200]}"))
+            return None, None
         it.fidelity_of("json")
         return text, len(text.encode("utf-8"))
     if value is not None:
         it.fidelity_of("wire")
     return body_bytes(value, it, direction)
+
+
+class _NotJSON(TypeError):
+    pass
+
+
+def _no_json(value: Any) -> Any:
+    """json's ``default``: a value YAML made that JSON has no form for, named as the cassette spelled it."""
+    if isinstance(value, BadBinary):
+        raise _NotJSON(f"a bad !!binary value ({value.message})")
+    kind = {bytes: "!!binary", set: "!!set"}.get(type(value), type(value).__name__)
+    raise _NotJSON(f"a {kind} value")
 
 
 # the top-level "interactions" list (column 0) whose first item starts with its request; go-vcr v2

@@ -327,3 +327,29 @@ def test_ruby_vcr_body_that_is_a_list_is_a_problem(tmp_path):
     assert (whole["calls"], row["calls"], row["exchanges"], row["reconciles"]) == (2, 1, 2, True)
     assert ("interaction 1", "bad-body") in _problems(cap)
     assert "response body is a" in " ".join(cap.problems["message"])
+
+
+@pytest.mark.parametrize(
+    ("fmt", "seed", "where_file"),
+    [("har", "data/after-fix/capture.har", "byte 9999"), ("jsonl", "data/after-fix/gateway.jsonl", "file")],
+)
+@pytest.mark.parametrize("said", [False, True], ids=["lost-silently", "lost-with-a-problem"])
+def test_a_problem_outside_every_entry_does_not_stand_for_a_lost_entry(fmt, seed, where_file, said):
+    """The counts reconcile when every entry is read or has a problem at its own place: a problem about the
+    file as a whole (trailing bytes, a cut) is no account of an entry, so with one entry gone without a word
+    the file does not reconcile, however many problems the file has elsewhere."""
+    from toolkit.capture.load import Builder
+    from toolkit.sources import detect
+    from toolkit.wire.records import BAD_ENTRY, Decoded, Problem
+
+    records = list(detect.reader_for(fmt)(ROOT / seed, "seed"))
+    lost = [r for r in records if isinstance(r, Decoded)][-1]
+    b = Builder(redact=True)
+    for r in records:
+        if r is not lost:
+            b.add(r, fmt)
+    b.add(Problem("seed", where_file, BAD_ENTRY, "bytes after the end of the document"), fmt)
+    if said:
+        b.add(Problem("seed", lost.exchange.location, BAD_ENTRY, "this entry could not be read"), fmt)
+    row = b.build().summary().iloc[0]
+    assert (row["read"], bool(row["reconciles"])) == (row["entries"] - 1, said)

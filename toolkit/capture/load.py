@@ -25,7 +25,7 @@ from toolkit.capture.redact import redact_header, redact_obj, redact_text
 from toolkit.errors import CaptureError
 from toolkit.knowledge.messages import text
 from toolkit.sources import detect
-from toolkit.wire.records import BAD_FIELD, Decoded, EntryCount, Event, Issue, Problem, ToolResult
+from toolkit.wire.records import BAD_FIELD, Decoded, EntryCount, Event, Issue, Problem, ToolResult, names_entry
 from toolkit.wire.schemas import schema_facts, schema_hash, strict_state
 from toolkit.wire.values import clean_text, epoch_seconds, finite, has_surrogate, int64, what_is_wrong
 
@@ -94,7 +94,8 @@ class Capture:
             read_locs = set(self.exchanges.loc[self.exchanges["source"] == src.source, "location"])
             read_locs |= set(self.events.loc[self.events["source"] == src.source, "location"])
             probs = self.problems[self.problems["source"] == src.source]
-            lost = set(probs.loc[probs["exchange_id"].isna(), "location"]) - read_locs
+            lost = {loc for loc in probs.loc[probs["exchange_id"].isna(), "location"] if names_entry(loc, src.unit)}
+            lost -= read_locs
             ex = self.exchanges[self.exchanges["source"] == src.source]
             ids = set(ex["exchange_id"])
             rows.append(

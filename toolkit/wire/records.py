@@ -311,3 +311,17 @@ class EntryCount:
     source: str
     unit: str  # "entry", "line", "stream"
     entries: int
+
+
+#: The first word of an entry's location, by ``EntryCount.unit`` where it is not the unit itself: a response of
+#: a chunk log is found at the ``line`` it starts on. A unit whose file holds one entry (a stream, a body) has
+#: ``None``: any place in the file is in that entry.
+ENTRY_PLACE: dict[str, str | None] = {"response": "line", "stream": None, "body": None}
+
+
+def names_entry(location: str, unit: str) -> bool:
+    """Whether a problem's ``location`` is one of the source's entries (``entry 3`` of a HAR entries' count) rather
+    than a place in the file outside any entry (``byte 51 200`` where a HAR was cut): only a problem at an entry
+    accounts for a lost entry when the counts are reconciled."""
+    word = ENTRY_PLACE.get(unit, unit)
+    return word is None or location.split(" ", 1)[0] == word

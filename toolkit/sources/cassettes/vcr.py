@@ -90,7 +90,8 @@ def _no_json(value: Any) -> Any:
     """json's ``default``: a value YAML made that JSON has no form for, named as the cassette spelled it."""
     if isinstance(value, BadBinary):
         raise _NotJSON(f"a bad !!binary value ({value.message})")
-    kind = {bytes: "!!binary", set: "!!set"}.get(type(value), type(value).__name__)
+    kinds: dict[type, str] = {bytes: "!!binary", set: "!!set"}
+    kind = kinds.get(type(value), type(value).__name__)
     raise _NotJSON(f"a {kind} value")
 
 

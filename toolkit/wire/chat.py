@@ -10,8 +10,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolkit.wire.json_text import json_int, json_kind
+from toolkit.wire.json_text import json_kind
 from toolkit.wire.records import (
+    BAD_FIELD,
     FINISH_REASON,
     REQUEST_BODY,
     RESPONSE_BODY,
@@ -26,17 +27,21 @@ from toolkit.wire.responses import (
     RequestInfo,
     ResponseInfo,
     StreamMachine,
+    _at,
     _str,
     add_tools,
     content_part,
+    count_field,
     decode_tool,
     fail,
     finished_call,
     not_an_object,
     request_info,
     run_stream,
+    text_field,
     text_part,
 )
+from toolkit.wire.values import what_is_wrong
 
 __all__ = ["ChatStream", "decode_request", "decode_response", "decode_stream"]
 
@@ -120,13 +125,16 @@ def _finish(info: ResponseInfo, reason: Any) -> None:
             info.error_code = reason
 
 
-def _usage(info: ResponseInfo, usage: Any) -> None:
+def _usage(info: ResponseInfo, usage: Any, where: str = "") -> None:
+    """Token counts of a ``usage`` object; one that does not fit (or a usage that is no object) is an issue."""
     if isinstance(usage, dict) and usage:
         info.usage = usage
         info.input_tokens, info.output_tokens = (
-            json_int(usage.get("prompt_tokens")),
-            json_int(usage.get("completion_tokens")),
+            count_field(usage.get("prompt_tokens"), "usage prompt_tokens", info.issues, where),
+            count_field(usage.get("completion_tokens"), "usage completion_tokens", info.issues, where),
         )
+    elif usage is not None and not isinstance(usage, dict):
+        info.issues.append(Issue(BAD_FIELD, f"{where}usage: {what_is_wrong(usage)}, not an object; left empty"))
 
 
 def decode_response(body: Any) -> ResponseInfo:
@@ -138,7 +146,7 @@ def decode_response(body: Any) -> ResponseInfo:
     if body.get("error") and "choices" not in body:
         fail(info, body)
         return info
-    info.model = _str(body.get("model"))
+    info.model = text_field(body.get("model"), "response model", info.issues)
     _usage(info, body.get("usage"))
     choices = body.get("choices")
     choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
@@ -149,15 +157,33 @@ def decode_response(body: Any) -> ResponseInfo:
     if not isinstance(msg, dict):  # its calls cannot be read: say so, or they vanish without a word
         info.issues.append(Issue(RESPONSE_BODY, f"choice 0's `message` is a {json_kind(msg)}, not an object"))
         msg = {}
-    for i, tc in enumerate(msg.get("tool_calls") or ()):
+    calls = msg.get("tool_calls")
+    if calls is not None and not isinstance(calls, list):
+        info.issues.append(
+            Issue(RESPONSE_BODY, f"choice 0's `tool_calls` is a JSON {json_kind(calls)}, not a list: lost")
+        )
+        calls = None
+    for i, tc in enumerate(calls or ()):
         if isinstance(tc, dict):
-            fn: Any = tc.get("function") if isinstance(tc.get("function"), dict) else {}
-            info.calls.append(finished_call(tc.get("id"), None, fn.get("name"), fn.get("arguments")))
+            fn: Any = tc.get("function")
+            if not isinstance(fn, dict):
+                if fn is not None:
+                    info.issues.append(
+                        Issue(RESPONSE_BODY, f"tool_calls[{i}] `function` is a JSON {json_kind(fn)}, not an object")
+                    )
+                fn = {}
+            info.calls.append(
+                finished_call(tc.get("id"), None, fn.get("name"), fn.get("arguments"), info.issues, f"tool_calls[{i}]")
+            )
         else:
             info.issues.append(Issue(RESPONSE_BODY, f"tool_calls[{i}] is a {json_kind(tc)}, not an object: lost"))
-    if isinstance(msg.get("function_call"), dict):  # legacy single function call
-        fc = msg["function_call"]
-        info.calls.append(finished_call(None, None, fc.get("name"), fc.get("arguments")))
+    fc = msg.get("function_call")
+    if isinstance(fc, dict):  # legacy single function call
+        info.calls.append(finished_call(None, None, fc.get("name"), fc.get("arguments"), info.issues, "function_call"))
+    elif fc is not None:
+        info.issues.append(
+            Issue(RESPONSE_BODY, f"choice 0's `function_call` is a JSON {json_kind(fc)}, not an object: lost")
+        )
     return info
 
 
@@ -189,33 +215,75 @@ class ChatStream(StreamMachine):
         self._chunks += 1
         info = self.info
         if chunk.get("error"):  # the SDK raises APIError on any truthy top-level "error"
-            fail(info, chunk)
+            fail(info, chunk, _at(offset))
             self._stopped = True
             return
-        info.model = info.model or _str(chunk.get("model"))
-        _usage(info, chunk.get("usage"))
+        where = _at(offset)
+        model = chunk.get("model")
+        if model is not None and type(model) is not str:
+            text_field(model, "chunk model", info.issues, where)
+        elif not info.model:
+            info.model = model
+        _usage(info, chunk.get("usage"), where)
         choices = chunk.get("choices")
         if choices is not None and not isinstance(choices, list):
             self._issue(
                 RESPONSE_BODY, f"chunk's `choices` is a {json_kind(choices)}, not a list: chunk skipped", offset
             )
             choices = None
-        for choice in choices or ():
+        for c, choice in enumerate(choices or ()):
             if not isinstance(choice, dict):
+                self._issue(
+                    RESPONSE_BODY, f"choices[{c}] is a JSON {json_kind(choice)}, not an object: skipped", offset
+                )
                 continue
-            ci = json_int(choice.get("index")) or 0
-            delta: Any = choice.get("delta") if isinstance(choice.get("delta"), dict) else {}
-            for tc in delta.get("tool_calls") or ():
+            ci = choice.get("index")
+            ci = (
+                ci
+                if type(ci) is int and 0 <= ci < 2**63
+                else count_field(ci, f"choices[{c}] index", info.issues, where)
+            ) or 0
+            delta: Any = choice.get("delta")
+            if not isinstance(delta, dict):
+                if delta is not None:
+                    self._issue(
+                        RESPONSE_BODY,
+                        f"choices[{c}] `delta` is a JSON {json_kind(delta)}, not an object: skipped",
+                        offset,
+                    )
+                delta = {}
+            calls = delta.get("tool_calls")
+            if calls is not None and not isinstance(calls, list):
+                self._issue(
+                    RESPONSE_BODY,
+                    f"choices[{c}].delta `tool_calls` is a JSON {json_kind(calls)}, not a list: lost",
+                    offset,
+                )
+                calls = None
+            for i, tc in enumerate(calls or ()):
                 if isinstance(tc, dict):
-                    self._tool_delta(ci, tc, offset)
+                    self._tool_delta(ci, tc, offset, f"choices[{c}].delta.tool_calls[{i}]")
+                else:
+                    self._issue(
+                        RESPONSE_BODY,
+                        f"choices[{c}].delta.tool_calls[{i}] is a JSON {json_kind(tc)}, not an object: lost",
+                        offset,
+                    )
             if ci == 0:
                 _finish(info, choice.get("finish_reason"))
 
-    def _tool_delta(self, ci: int, tc: dict[str, Any], offset: int | None) -> None:
-        fn: Any = tc.get("function") if isinstance(tc.get("function"), dict) else {}
-        idx = json_int(tc.get("index"))
-        key = (ci, idx if idx is not None else _str(tc.get("id")))
-        cid, name = _str(tc.get("id")), _str(fn.get("name"))
+    def _tool_delta(self, ci: int, tc: dict[str, Any], offset: int | None, what: str) -> None:
+        issues, where = self.info.issues, _at(offset)
+        fn: Any = tc.get("function")
+        if not isinstance(fn, dict):
+            if fn is not None:
+                self._issue(RESPONSE_BODY, f"{what} `function` is a JSON {json_kind(fn)}, not an object", offset)
+            fn = {}
+        idx = tc.get("index")
+        idx = idx if type(idx) is int and 0 <= idx < 2**63 else count_field(idx, f"{what} index", issues, where)
+        cid = text_field(tc.get("id"), f"{what} id", issues, where)
+        name = text_field(fn.get("name"), f"{what} function name", issues, where)
+        key = (ci, idx if idx is not None else cid)
         st = self._open.get(key)
         if key[1] is None and st is None and self._calls:  # no index, no id: continue the last call
             st = self._calls[-1]
@@ -229,8 +297,11 @@ class ChatStream(StreamMachine):
         if name and st.name and name != st.name:
             self._issue(SSE_CALL, f"tool_calls index {idx} changed name {st.name!r} → {name!r}", offset)
         st.name = st.name or name
-        if isinstance(fn.get("arguments"), str):
-            st.pieces.append(fn["arguments"])
+        args = fn.get("arguments")
+        if isinstance(args, str):
+            st.pieces.append(args)
+        elif args is not None:
+            self._issue(BAD_FIELD, f"{what} function arguments: {what_is_wrong(args)}, not text; dropped", offset)
 
     def finish(self) -> ResponseInfo:
         info = self.info

@@ -13,7 +13,7 @@ real logs win (see the comments marked "real logs").
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
@@ -38,6 +38,7 @@ from toolkit.knowledge.dsh_session import (
     USAGE_FIELDS,
     USER_MESSAGE,
 )
+from toolkit.wire.envelopes import too_big_to_keep
 from toolkit.wire.json_text import json_int, json_kind, loads, parse_arguments
 from toolkit.wire.records import (
     BAD_ENTRY,
@@ -61,10 +62,12 @@ from toolkit.wire.records import (
     Tool,
     ToolResult,
 )
+from toolkit.wire.responses import count_field, text_field
 from toolkit.wire.schemas import strict_state
 from toolkit.wire.values import TOO_MANY_DIGITS, finite, int64, what_is_wrong
 
 __all__ = [
+    "MAX_ARGUMENTS_DEPTH",
     "Record",
     "SessionDecoder",
     "SessionHeaderError",
@@ -78,6 +81,11 @@ __all__ = [
 ]
 
 Record = Event | ToolResult | Decoded | Problem
+
+#: Tool-call arguments DSH logged as a JSON value (not text) are kept, as JSON text, only while nested at
+#: most this deep: deeper, ``json.dumps`` would recurse past the stack, so the call keeps no arguments and
+#: its parse error says why.
+MAX_ARGUMENTS_DEPTH = 200
 
 
 class SessionHeaderError(InputError):
@@ -316,6 +324,9 @@ class SessionDecoder:
     def _bad_line(self, line: int, what: str) -> Problem:
         return Problem(self.source, f"line {line}", BAD_ENTRY, f"line {line}: {what}")
 
+    def _bad_field(self, line: int, what: str, exchange_id: str | None = None) -> Problem:
+        return Problem(self.source, f"line {line}", BAD_FIELD, what, exchange_id)
+
     def _on_header(self, obj: dict[str, Any], line: int) -> list[Record]:
         if self.header is None:
             self.header = obj
@@ -324,7 +335,10 @@ class SessionDecoder:
             self.version = version if _is_int(version) else None
         created = obj.get("createdAt")
         time = created / 1000 if _is_number(created) else None
-        return [Event(self.source, f"line {line}", HEADER_TYPE, None, time, None, None, obj)]
+        out: list[Record] = [Event(self.source, f"line {line}", HEADER_TYPE, None, time, None, None, obj)]
+        if created is not None and time is None:
+            out.append(self._bad_field(line, f"createdAt: {what_is_wrong(created)}; left empty"))
+        return out
 
     def _on_event(self, obj: dict[str, Any], kind: str, line: int) -> list[Record]:
         data = obj.get("data")
@@ -366,20 +380,31 @@ class SessionDecoder:
                 out.insert(
                     1, Problem(self.source, f"line {line}", BAD_FIELD, f"{name}: {what_is_wrong(value)}; left empty")
                 )
+        for name, kept in (("turn", turn), ("step", step_no)):
+            value = d.get(name)
+            if value is not None and kept is None:  # the event belongs to no step: say so
+                out.append(self._bad_field(line, f"data.{name}: {what_is_wrong(value)}, not an integer; left empty"))
 
         if kind == REQUEST_HEADER:
             self._on_request_header(d, line)
         elif kind == REQUEST_CONTEXT:
             self._context = {k: d.get(k) for k in ("provider", "model") if isinstance(d.get(k), str)}
+            for name in ("provider", "model"):
+                if d.get(name) is not None and not isinstance(d.get(name), str):
+                    out.append(
+                        self._bad_field(line, f"request/context {name}: {what_is_wrong(d[name])}, not text; ignored")
+                    )
         elif st is not None:
             if kind == ASSISTANT_CHUNK:
-                self._on_chunk(st, d.get("chunk"))
+                self._on_chunk(st, d.get("chunk"), line)
             elif kind == ASSISTANT_MESSAGE:
                 out.extend(self._on_message(st, d, line, time_ms))
             elif kind == ASSISTANT_ATTEMPT:
                 out.extend(self._on_stream(st, d.get("stream"), line, time_ms))
             elif kind == TOOL_CALL:
-                cid = d.get("callId")
+                at = f"line {line}: tool/call"
+                cid = text_field(d.get("callId"), f"{at} callId", st.issues)
+                text_field(d.get("name"), f"{at} name", st.issues)
                 st.tool_calls[cid if cid is not None else f"#{len(st.tool_calls)}"] = d
             elif kind == TOOL_RESULT:
                 out.extend(self._tool_results(d, st.exchange_id, turn, step_no))
@@ -439,7 +464,7 @@ class SessionDecoder:
             )
             if st is not None:
                 self._touch(st, time_ms)
-                self._on_chunk(st, chunk)
+                self._on_chunk(st, chunk, line)
         if st is not None and note:
             st.issues.append(Issue(PACKED_CHUNKS, f"line {line}: {note}"))
         return out
@@ -465,7 +490,7 @@ class SessionDecoder:
         if st.last_time is None or time_ms > st.last_time:
             st.last_time = time_ms
 
-    def _on_chunk(self, st: _Step, chunk: Any) -> None:
+    def _on_chunk(self, st: _Step, chunk: Any, line: int) -> None:
         if not isinstance(chunk, dict):
             return
         ctype = chunk.get("type")
@@ -481,16 +506,25 @@ class SessionDecoder:
         elif ctype == "usage" and isinstance(chunk.get("usage"), dict):
             st.usage = chunk["usage"]
         elif ctype == "tool-call-delta":
-            cid = chunk.get("id")
-            slot = st.deltas.setdefault(cid if cid is not None else ("index", chunk.get("index")), [cid, None, []])
+            where = f"line {line}: tool-call-delta"
+            cid = text_field(chunk.get("id"), f"{where} id", st.issues)
+            index = chunk.get("index")
+            if index is not None and not _is_int(index):
+                st.issues.append(Issue(BAD_FIELD, f"{where} index: {what_is_wrong(index)}, not an integer; ignored"))
+                index = None
+            slot = st.deltas.setdefault(cid if cid is not None else ("index", index), [cid, None, []])
             if chunk.get("name") is not None:
-                slot[1] = chunk.get("name")
-            if isinstance(chunk.get("argumentsDelta"), str):
-                slot[2].append(chunk["argumentsDelta"])
+                slot[1] = text_field(chunk.get("name"), f"{where} name", st.issues) or slot[1]
+            delta = chunk.get("argumentsDelta")
+            if isinstance(delta, str):
+                slot[2].append(delta)
+            elif delta is not None:
+                st.issues.append(Issue(BAD_FIELD, f"{where} argumentsDelta: {what_is_wrong(delta)}, not text; dropped"))
         elif ctype == "block-end":
             block = chunk.get("block")
             if isinstance(block, dict) and block.get("type") == "tool-call":
-                st.model_calls[block.get("id")] = (block.get("name"), block.get("arguments"))
+                cid = text_field(block.get("id"), f"line {line}: block-end id", st.issues)
+                st.model_calls[cid] = (block.get("name"), block.get("arguments"))
 
     def _on_message(self, st: _Step, d: dict[str, Any], line: int, time_ms: float | None) -> list[Record]:
         out = self._on_stream(st, d.get("stream"), line, time_ms)  # V3: its chunks come first
@@ -502,7 +536,8 @@ class SessionDecoder:
         if isinstance(content, list):
             for part in content:
                 if isinstance(part, dict) and part.get("type") == "tool-call":
-                    st.model_calls.setdefault(part.get("id"), (part.get("name"), part.get("arguments")))
+                    cid = text_field(part.get("id"), f"line {line}: assistant/message tool-call id", st.issues)
+                    st.model_calls.setdefault(cid, (part.get("name"), part.get("arguments")))
         return out
 
     def _on_stream(self, st: _Step, stream: Any, line: int, time_ms: float | None) -> list[Record]:
@@ -545,7 +580,7 @@ class SessionDecoder:
                 )
                 member += 1
                 self._touch(st, t)
-                self._on_chunk(st, chunk)
+                self._on_chunk(st, chunk, line)
         return out
 
     def _tool_results(
@@ -588,6 +623,12 @@ class SessionDecoder:
             self._pending_issues.append(
                 Issue(REQUEST_BODY, f"request/header at line {line} has tools as a JSON {json_kind(tools)}")
             )
+        for i, t in enumerate(tools if isinstance(tools, list) else ()):
+            if isinstance(t, dict) and t.get("name") is not None:
+                text_field(t["name"], f"request/header at line {line}: tools[{i}] name", self._pending_issues)
+        for k in ("model", "provider", "api"):
+            if self._config.get(k) is not None:
+                text_field(self._config[k], f"request/header at line {line}: config {k}", self._pending_issues)
 
     # -- output ----------------------------------------------------------------------------------
 
@@ -625,7 +666,7 @@ class SessionDecoder:
 
         usage = st.usage or {}
         for name, column in USAGE_FIELDS.items():
-            setattr(ex, column, json_int(usage.get(name)))
+            setattr(ex, column, count_field(usage.get(name), f"usage {name}", issues))
 
         tools = self._tool_rows()
         issues.extend(self._pending_issues)
@@ -672,8 +713,8 @@ class SessionDecoder:
             issues.append(
                 Issue(
                     RETRIED,
-                    f"an attempt finished {reason.get('kind')!r}"
-                    + (f" ({failure.get('code')}: {failure.get('message')})" if failure else "")
+                    f"an attempt finished {_told(reason.get('kind'), repr)}"
+                    + (f" ({_told(failure.get('code'))}: {_told(failure.get('message'))})" if failure else "")
                     + " and the step was retried",
                 )
             )
@@ -683,7 +724,7 @@ class SessionDecoder:
             kind = st.finish.get("kind")
             ex.terminal = FINISH_TERMINALS.get(kind) if isinstance(kind, str) else None  # a list would not hash
             if ex.terminal is None:
-                issues.append(Issue(FINISH_REASON, f"unknown finish reason {kind!r}"))
+                issues.append(Issue(FINISH_REASON, f"unknown finish reason {_told(kind, repr)}"))
             failure = st.finish.get("failure")
         elif msg.get("interrupted"):
             ex.terminal = "cut"
@@ -696,15 +737,15 @@ class SessionDecoder:
                 ex.terminal = TURN_END_TERMINALS.get(end_kind) if isinstance(end_kind, str) else None
                 failure = reason.get("error")
                 if ex.terminal is None:
-                    issues.append(Issue(FINISH_REASON, f"unknown turn/end reason {reason.get('kind')!r}"))
+                    issues.append(Issue(FINISH_REASON, f"unknown turn/end reason {_told(reason.get('kind'), repr)}"))
             elif isinstance(st.turn_reason.get("error"), str):  # real logs: authored {"error": "..."}
                 ex.terminal, failure = "failed", {"message": st.turn_reason["error"]}
         elif at_eof or st.ended:
             ex.terminal = "cut"  # the log ends before the step finished
         if isinstance(failure, dict):
-            ex.error_code = _str(failure.get("code"))
-            ex.error_message = _str(failure.get("message"))
-            ex.status = json_int(failure.get("status"))
+            ex.error_code = text_field(failure.get("code"), "failure code", issues)
+            ex.error_message = text_field(failure.get("message"), "failure message", issues)
+            ex.status = count_field(failure.get("status"), "failure status", issues)
 
     def _tool_rows(self) -> list[Tool]:
         if not isinstance(self._tools, list):
@@ -722,14 +763,17 @@ class SessionDecoder:
         seen: set[Any] = set()
         for d in st.tool_calls.values():  # what DSH dispatched: the authoritative record
             calls.append(_call(d.get("callId"), d.get("name"), d.get("arguments"), complete=True))
-            seen.add(d.get("callId"))
+            seen.add(_str(d.get("callId")))  # an id that is no text was reported when it came
         for cid, (name, raw) in st.model_calls.items():  # the model finished it; DSH logged no tool/call
             if cid in seen:
                 continue
             seen.add(cid)
             calls.append(_call(cid, name, raw, complete=True))
             issues.append(
-                Issue(CALL_NOT_DISPATCHED, f"call {cid} ({name}) is in the model output but has no tool/call event")
+                Issue(
+                    CALL_NOT_DISPATCHED,
+                    f"call {cid} ({_told(name)}) is in the model output but has no tool/call event",
+                )
             )
         for cid, name, parts in st.deltas.values():  # deltas only: the stream was cut
             if cid is not None and cid in seen:
@@ -757,6 +801,10 @@ def _call(call_id: Any, name: Any, raw: Any, *, complete: bool) -> Call:
     arguments, error = (raw, None) if isinstance(raw, dict) else parse_arguments(raw)
     if isinstance(raw, str) or raw is None:
         raw_text = raw
+    elif isinstance(raw, (dict, list)) and (
+        deep := too_big_to_keep(raw, MAX_ARGUMENTS_DEPTH, None, "MAX_ARGUMENTS_DEPTH")
+    ):
+        raw_text, arguments, error = None, None, f"arguments are {deep}: not kept"
     else:
         raw_text = json.dumps(raw, ensure_ascii=False)
     if not complete and error is not None:
@@ -795,6 +843,16 @@ def _is_number(v: Any) -> TypeGuard[int | float]:
 
 def _str(v: Any) -> str | None:
     return v if isinstance(v, str) else None
+
+
+def _told(v: Any, show: Callable[[Any], str] = str) -> str:
+    """A logged value inside a sentence: as it is when text, a number, null or a small object or array,
+    else described boundedly (a 1,000-deep list is neither repeated nor formatted recursively)."""
+    if v is None or isinstance(v, (str, bool, float)) or (isinstance(v, int) and -(10**100) < v < 10**100):
+        return show(v)
+    if isinstance(v, (dict, list)) and too_big_to_keep(v) is None:  # a small one as it always was shown
+        return show(v)
+    return what_is_wrong(v)
 
 
 def _seconds(ms: float | None) -> float | None:

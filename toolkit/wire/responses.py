@@ -16,6 +16,7 @@ from toolkit.knowledge.dsh_images import PLACEHOLDER_TOOL, PLACEHOLDER_USER
 from toolkit.wire.envelopes import error_fields
 from toolkit.wire.json_text import json_int, json_kind, parse_arguments
 from toolkit.wire.records import (
+    BAD_FIELD,
     BAD_UTF8,
     CALL_ARGUMENTS,
     REQUEST_BODY,
@@ -30,6 +31,7 @@ from toolkit.wire.records import (
     Tool,
 )
 from toolkit.wire.sse import DONE_PREFIX, SSEEvent, parse_json_events, split_frames
+from toolkit.wire.values import int64, what_is_wrong
 
 __all__ = [
     "IMAGE_PLACEHOLDERS",
@@ -41,7 +43,9 @@ __all__ = [
     "StreamResult",
     "add_tools",
     "base64_size",
+    "check_tool_name",
     "content_part",
+    "count_field",
     "data_url_info",
     "decode_request",
     "decode_response",
@@ -53,6 +57,7 @@ __all__ = [
     "not_an_object",
     "request_info",
     "run_stream",
+    "text_field",
     "text_part",
 ]
 
@@ -94,6 +99,27 @@ StreamResult = ResponseInfo
 
 def _str(v: Any) -> str | None:
     return v if isinstance(v, str) else None
+
+
+def text_field(v: Any, what: str, issues: list[Issue], where: str = "") -> str | None:
+    """A text field of a body: ``v`` when it is a string; anything else but ``null`` (a list where a
+    name goes) is left empty with a ``bad-field`` issue naming ``what`` (``where``: a byte offset)."""
+    if v is None or type(v) is str:
+        return v
+    issues.append(Issue(BAD_FIELD, f"{where}{what}: {what_is_wrong(v)}, not text; left empty"))
+    return None
+
+
+def count_field(v: Any, what: str, issues: list[Issue], where: str = "") -> int | None:
+    """An integer field (a token count, an index) as ``json_int`` reads it, when an int64 column holds
+    it; anything else but ``null`` (``1e400``, 400 digits, text) is left empty with a ``bad-field`` issue."""
+    if v is None:
+        return None
+    n = v if type(v) is int else json_int(v)
+    if n is not None and int64(n) is not None:
+        return n
+    issues.append(Issue(BAD_FIELD, f"{where}{what}: {what_is_wrong(v)}, not an integer; left empty"))
+    return None
 
 
 _MARK = "omitted: model does not support images)"  # in both placeholders: one test rules most texts out
@@ -183,16 +209,26 @@ def text_part(
     )
 
 
-def finished_call(call_id: Any, item_id: Any, name: Any, raw: Any) -> Call:
+def finished_call(
+    call_id: Any, item_id: Any, name: Any, raw: Any, issues: list[Issue] | None = None, what: str = "call"
+) -> Call:
+    """A finished call; with ``issues``, an id or name that is not text is reported there (as ``what``'s)."""
     args, err = parse_arguments(raw)
+    if issues is not None:
+        call_id = text_field(call_id, f"{what} call id", issues)
+        item_id = text_field(item_id, f"{what} item id", issues)
+        name = text_field(name, f"{what} name", issues)
     return Call(_str(call_id), _str(item_id), _str(name), _str(raw), args, err)
 
 
-def fail(info: ResponseInfo, obj: Any) -> None:
-    """Terminal ``failed`` with the fields of an error object (first error wins)."""
+def fail(info: ResponseInfo, obj: Any, where: str = "") -> None:
+    """Terminal ``failed`` with the fields of an error object (first error wins); a field that cannot be
+    kept as text is a ``bad-field`` issue (``where``: a byte offset)."""
     info.terminal = "failed"
     if info.error_type is None and info.error_code is None and info.error_message is None:
-        info.error_type, info.error_code, info.error_message = error_fields(obj)
+        unfit: list[str] = []
+        info.error_type, info.error_code, info.error_message = error_fields(obj, unfit)
+        info.issues += [Issue(BAD_FIELD, where + m) for m in unfit]
 
 
 # ---- request ----------------------------------------------------------------------------------
@@ -225,17 +261,37 @@ def not_an_object() -> RequestInfo:
 
 
 def request_info(body: dict[str, Any]) -> RequestInfo:
-    """The fields every API's request names the same way: ``model`` and ``stream``."""
-    return RequestInfo(_str(body.get("model")), body.get("stream") if isinstance(body.get("stream"), bool) else None)
+    """The fields every API's request names the same way: ``model`` and ``stream`` (a value of another
+    type is a ``bad-field`` issue)."""
+    issues: list[Issue] = []
+    model = text_field(body.get("model"), "request model", issues)
+    stream = body.get("stream")
+    if stream is not None and not isinstance(stream, bool):
+        issues.append(Issue(BAD_FIELD, f"request stream: {what_is_wrong(stream)}, not a boolean; left empty"))
+        stream = None
+    return RequestInfo(model, stream, issues=issues)
 
 
 def add_tools(info: RequestInfo, body: dict[str, Any], key: str, decode: Callable[[Any], Tool]) -> None:
-    """The tool list under ``key``, each decoded by ``decode``; a non-list is a ``request-body`` issue."""
+    """The tool list under ``key``, each decoded by ``decode``; a non-list is a ``request-body`` issue, a
+    tool name that is not text a ``bad-field`` one."""
     tools = body.get(key)
     if isinstance(tools, list):
         info.tools += [decode(t) for t in tools]
+        for i, t in enumerate(tools):
+            check_tool_name(t, f"{key}[{i}]", info.issues)
     elif tools is not None:
         info.issues.append(Issue(REQUEST_BODY, f"`{key}` is not a list"))
+
+
+def check_tool_name(t: Any, what: str, issues: list[Issue]) -> None:
+    """Report a tool whose name (flat, or under ``function``) is there but not text: ``decode_tool``
+    leaves it empty."""
+    if isinstance(t, dict):
+        fn = t.get("function")
+        name = (fn if isinstance(fn, dict) else t).get("name")
+        if name is not None and type(name) is not str:
+            text_field(name, f"{what} name", issues)
 
 
 def decode_request(body: Any) -> RequestInfo:
@@ -340,6 +396,8 @@ def _input_item(i: int, item: Any, info: RequestInfo) -> None:
     else:
         if itype == "additional_tools" and isinstance(item.get("tools"), list):
             info.tools += [decode_tool(t) for t in item["tools"]]
+            for j, t in enumerate(item["tools"]):
+                check_tool_name(t, f"input[{i}].tools[{j}]", info.issues)
         rows.append(InputPart(i, 0, role, itype, itype, call_id=_str(item.get("call_id")), name=_str(item.get("name"))))
 
 
@@ -348,27 +406,39 @@ def _input_item(i: int, item: Any, info: RequestInfo) -> None:
 _STATUS = {"completed": "completed", "incomplete": "incomplete", "failed": "failed", "cancelled": "failed"}
 
 
-def _apply_response(info: ResponseInfo, resp: dict[str, Any], status: Any = None) -> None:
+def _apply_response(info: ResponseInfo, resp: dict[str, Any], status: Any = None, where: str = "") -> None:
     """Model, usage and terminal state from a Response object (body or stream event); a terminal
-    event's name overrides the object's ``status``."""
-    info.model = _str(resp.get("model")) or info.model
-    if isinstance(resp.get("tools"), list):
-        info.echoed_tools = resp["tools"]
+    event's name overrides the object's ``status``. A field of the wrong type is an issue (``where``:
+    the event's byte offset)."""
+    issues = info.issues
+    info.model = text_field(resp.get("model"), "response model", issues, where) or info.model
+    tools = resp.get("tools")
+    if isinstance(tools, list):
+        info.echoed_tools = tools
+    elif tools is not None:
+        issues.append(
+            Issue(RESPONSE_BODY, f"{where}response `tools` is a JSON {json_kind(tools)}, not a list; ignored")
+        )
     usage = resp.get("usage")
     if isinstance(usage, dict):
         info.usage = usage
         info.input_tokens, info.output_tokens = (
-            json_int(usage.get("input_tokens")),
-            json_int(usage.get("output_tokens")),
+            count_field(usage.get("input_tokens"), "usage input_tokens", issues, where),
+            count_field(usage.get("output_tokens"), "usage output_tokens", issues, where),
         )
+    elif usage is not None:
+        issues.append(Issue(BAD_FIELD, f"{where}response usage: {what_is_wrong(usage)}, not an object; left empty"))
     status = status or resp.get("status")
     terminal = _STATUS.get(status) if isinstance(status, str) else None
     if terminal == "failed":
-        fail(info, {"error": resp.get("error") or {"code": status}})
+        fail(info, {"error": resp.get("error") or {"code": status}}, where)
     elif terminal == "incomplete":
         info.terminal = "incomplete"
         details = resp.get("incomplete_details")
-        info.error_code = _str(details.get("reason")) if isinstance(details, dict) else None
+        if isinstance(details, dict):
+            info.error_code = text_field(details.get("reason"), "incomplete_details reason", issues, where)
+        else:
+            info.error_code = None
     elif terminal:
         info.terminal = terminal
 
@@ -384,8 +454,16 @@ def decode_response(body: Any) -> ResponseInfo:
         return info
     _apply_response(info, body)
     if info.terminal is None:
-        info.issues.append(Issue(RESPONSE_BODY, f"response status {body.get('status')!r} is not terminal"))
-    for i, item in enumerate(body.get("output") or ()):
+        status = body.get("status")
+        told = repr(status) if status is None or isinstance(status, str) else what_is_wrong(status)
+        info.issues.append(Issue(RESPONSE_BODY, f"response status {told} is not terminal"))
+    output = body.get("output")
+    if output is not None and not isinstance(output, list):  # its calls cannot be read: say so
+        info.issues.append(
+            Issue(RESPONSE_BODY, f"`output` is a JSON {json_kind(output)}, not a list: its items are lost")
+        )
+        output = None
+    for i, item in enumerate(output or ()):
         if not isinstance(item, dict) or not isinstance(item.get("type"), str):  # what it was is lost: say so
             if not isinstance(item, dict):
                 what = f"is a {json_kind(item)}"
@@ -394,7 +472,14 @@ def decode_response(body: Any) -> ResponseInfo:
             info.issues.append(Issue(RESPONSE_BODY, f"output[{i}] {what}, not an output item: lost"))
         elif item["type"] == "function_call":
             info.calls.append(
-                finished_call(item.get("call_id"), item.get("id"), item.get("name"), item.get("arguments"))
+                finished_call(
+                    item.get("call_id"),
+                    item.get("id"),
+                    item.get("name"),
+                    item.get("arguments"),
+                    info.issues,
+                    f"output[{i}]",
+                )
             )
     return info
 
@@ -468,8 +553,7 @@ class StreamMachine:
         self.info = ResponseInfo()
 
     def _issue(self, kind: str, message: str, offset: int | None) -> None:
-        where = f"byte {offset}: " if offset is not None else ""
-        self.info.issues.append(Issue(kind, where + message))
+        self.info.issues.append(Issue(kind, _at(offset) + message))
 
     def bad_frame(self, offset: int, error: str) -> None:
         self._issue(SSE_FRAME, error, offset)
@@ -501,7 +585,7 @@ class ResponsesStream(StreamMachine):
         get = ev.get
         seq = get("sequence_number")
         if seq is not None:
-            seq = seq if type(seq) is int else json_int(seq)
+            seq = seq if type(seq) is int and -(2**63) <= seq < 2**63 else self._count(seq, "sequence_number", offset)
             if seq is not None:
                 if self._last_seq is not None and seq <= self._last_seq:
                     self._issue(SSE_ORDER, f"sequence_number {seq} after {self._last_seq}", offset)
@@ -509,7 +593,7 @@ class ResponsesStream(StreamMachine):
         info = self.info
         st: _CallState | None
         if get("error"):  # the SDK raises APIError on any truthy top-level "error"
-            fail(info, ev)
+            fail(info, ev, _at(offset))
             self._stopped = True
             return
         etype = get("type")
@@ -525,47 +609,70 @@ class ResponsesStream(StreamMachine):
             if isinstance(item_id, str) and item_id:
                 st = self._by_item.get(item_id)
             else:
-                st = self._by_index.get(json_int(get("output_index")))
+                st = self._by_index.get(self._count(get("output_index"), "output_index", offset))
             if st is None:
                 st = self._unknown_item(etype, ev, offset)
             delta = get("delta")
             if isinstance(delta, str):
                 st.deltas.append(delta)
+            elif delta is not None:
+                self._issue(BAD_FIELD, f"arguments delta: {what_is_wrong(delta)}, not text; dropped", offset)
             return
         if etype == "error":
-            fail(info, {"code": get("code"), "message": get("message")})
+            fail(info, {"code": get("code"), "message": get("message")}, _at(offset))
             self._stopped = True
             return
         if kind is _RESPONSE or (kind is None and etype.startswith("response.") and etype.count(".") == 1):
             resp = get("response")
             if isinstance(resp, dict) and info.terminal is None:
                 terminal = etype in ("response.completed", "response.incomplete", "response.failed")
-                _apply_response(info, resp, etype[9:] if terminal else None)
+                _apply_response(info, resp, etype[9:] if terminal else None, _at(offset))
                 if terminal:
                     self._adopt_output(resp.get("output"), offset)
+            elif resp is not None and not isinstance(resp, dict):
+                self._issue(
+                    RESPONSE_BODY, f"{etype} `response` is a JSON {json_kind(resp)}, not an object: ignored", offset
+                )
             return
-        if etype == "response.output_item.added":
+        if etype == "response.output_item.added" or etype == "response.output_item.done":
             item = get("item")
             if isinstance(item, dict) and item.get("type") == "function_call":
-                st = self._state(_str(item.get("id")), json_int(get("output_index")), create=True)
-                st.call_id, st.name = _str(item.get("call_id")), _str(item.get("name"))
-                if isinstance(item.get("arguments"), str) and item["arguments"]:
-                    st.deltas.append(item["arguments"])
+                index = self._count(get("output_index"), "output_index", offset)
+                self._check_item(item, f"{etype} item", offset)
+                st = self._state(_str(item.get("id")), index, create=True)
+                if etype == "response.output_item.done":
+                    st.final = item
+                else:
+                    st.call_id, st.name = _str(item.get("call_id")), _str(item.get("name"))
+                    if isinstance(item.get("arguments"), str) and item["arguments"]:
+                        st.deltas.append(item["arguments"])
+            elif item is not None and not isinstance(item, dict):
+                self._issue(
+                    RESPONSE_BODY, f"{etype} `item` is a JSON {json_kind(item)}, not an object: ignored", offset
+                )
         elif etype == "response.function_call_arguments.done":
-            st = self._state(_str(get("item_id")), json_int(get("output_index")))
+            item_id = text_field(get("item_id"), "item_id", info.issues, _at(offset))
+            st = self._state(item_id, self._count(get("output_index"), "output_index", offset))
             if st is None:
                 st = self._unknown_item(etype, ev, offset)
-            st.done_args = _str(get("arguments"))
-            st.name = st.name or _str(get("name"))
-        elif etype == "response.output_item.done":
-            item = get("item")
-            if isinstance(item, dict) and item.get("type") == "function_call":
-                st = self._state(_str(item.get("id")), json_int(get("output_index")), create=True)
-                st.final = item
+            st.done_args = text_field(get("arguments"), "arguments", info.issues, _at(offset))
+            st.name = st.name or text_field(get("name"), "name", info.issues, _at(offset))
+
+    def _count(self, v: Any, what: str, offset: int | None) -> int | None:
+        return count_field(v, what, self.info.issues, _at(offset))
+
+    def _check_item(self, item: dict[str, Any], what: str, offset: int | None) -> None:
+        """A function_call item's text fields that are there but not text (each left empty)."""
+        for key in ("id", "call_id", "name", "arguments"):
+            v = item.get(key)
+            if v is not None and type(v) is not str:
+                text_field(v, f"{what} {key}", self.info.issues, _at(offset))
 
     def _unknown_item(self, etype: str, ev: dict[str, Any], offset: int | None) -> _CallState:
-        self._issue(SSE_CALL, f"{etype} for unknown item {ev.get('item_id')!r}", offset)
-        return self._state(_str(ev.get("item_id")), json_int(ev.get("output_index")), create=True)
+        item_id = ev.get("item_id")
+        told = repr(item_id) if item_id is None or isinstance(item_id, str) else what_is_wrong(item_id)
+        self._issue(SSE_CALL, f"{etype} for unknown item {told}", offset)
+        return self._state(_str(item_id), json_int(ev.get("output_index")), create=True)
 
     @overload
     def _state(self, item_id: str | None, index: int | None, create: Literal[True]) -> _CallState: ...
@@ -586,12 +693,20 @@ class ResponsesStream(StreamMachine):
 
     def _adopt_output(self, output: Any, offset: int | None) -> None:
         """Final items in the terminal response finish calls whose output_item.done was missing."""
+        if output is not None and not isinstance(output, list):  # its calls cannot be read: say so
+            self._issue(
+                RESPONSE_BODY,
+                f"terminal response `output` is a JSON {json_kind(output)}, not a list: its items are lost",
+                offset,
+            )
+            return
         for i, item in enumerate(output or ()):
             if not (isinstance(item, dict) and item.get("type") == "function_call"):
                 continue
+            self._check_item(item, f"terminal response output[{i}]", offset)
             st = self._state(_str(item.get("id")), i)
             if st is None:
-                self._issue(SSE_CALL, f"call {item.get('call_id')!r} only in the terminal response", offset)
+                self._issue(SSE_CALL, f"call {_str(item.get('call_id'))!r} only in the terminal response", offset)
                 st = self._state(_str(item.get("id")), i, create=True)
             st.final = st.final or item
 
@@ -624,6 +739,11 @@ class ResponsesStream(StreamMachine):
         if st.final is None:
             return Call(call_id, item_id, name, raw, None, unfinished, complete=False)
         return finished_call(call_id, item_id, name, raw)
+
+
+def _at(offset: int | None) -> str:
+    """The prefix that places a stream issue (as ``StreamMachine._issue`` writes it)."""
+    return f"byte {offset}: " if offset is not None else ""
 
 
 def decode_stream(chunks: bytes | str | Iterable[bytes]) -> ResponseInfo:

@@ -10,7 +10,9 @@ finding is reproduced from those three alone.
 The contract: ``load_capture(path)`` returns frames (problem rows allowed) or raises an ``InputError``. Anything else
 is a finding: another exception (CRASH), no answer within the time bound (HANG), a peak resident memory past the
 bound (MEMORY), or, for a mutation that changes a value without removing anything, fewer exchanges, calls, events or
-tools than the seed with not one problem row (SILENT). Each input runs in a forked worker, so a hang or a memory
+tools than the seed with not one problem row (SILENT), a summary that does not reconcile (UNRECONCILED: an entry
+neither read nor reported), or, for a file refused with an ``InputError``, a CLI that does not say so in one line
+with exit 2 (CLI). Each input runs in a forked worker, so a hang or a memory
 blow-up ends the worker, not the campaign.
 """
 
@@ -63,7 +65,7 @@ class Outcome:
     peak_mib: float = 0.0
 
 
-FINDINGS = ("CRASH", "HANG", "MEMORY", "SILENT")
+FINDINGS = ("CRASH", "HANG", "MEMORY", "SILENT", "UNRECONCILED", "CLI")
 
 
 # ---- seeds -------------------------------------------------------------------------------------------
@@ -305,14 +307,37 @@ def read_one(path: Path) -> Outcome:
             cap = load_capture(path, progress=False)
         summary = cap.summary()
         counts = {c: int(summary[c].sum()) for c in COUNTED if c in summary}
+        if not summary["reconciles"].all():
+            bad = summary.loc[~summary["reconciles"].astype(bool), ["entries", "read", "lost"]].iloc[0].to_dict()
+            return Outcome("UNRECONCILED", detail=f"summary {bad}: an entry neither read nor reported")
         return Outcome("OK", counts=counts, problems=len(cap.problems), peak_mib=_peak_mib())
     except InputError as e:
-        return Outcome("INPUT_ERROR", detail=str(e).splitlines()[0][:300], peak_mib=_peak_mib())
+        line = str(e).splitlines()[0][:300]
+        return _through_the_cli(path) or Outcome("INPUT_ERROR", detail=line, peak_mib=_peak_mib())
     except BaseException as e:  # every other exception is the finding looked for
         frames = traceback.extract_tb(e.__traceback__)
         ours = [f for f in frames if "/toolkit/" in f.filename]
         at = f"{Path(ours[-1].filename).relative_to(ROOT)}:{ours[-1].lineno} {ours[-1].name}" if ours else "?"
         return Outcome("CRASH", detail=f"{type(e).__name__}: {str(e)[:200]} at {at}", peak_mib=_peak_mib())
+
+
+def _through_the_cli(path: Path) -> Outcome | None:
+    """A file the loader refuses, given to the CLI (``agent-contract summary``): one line on stderr and exit 2
+    is the contract; anything else (a traceback, several lines, another code) is a CLI finding."""
+    from toolkit.present import cli
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        try:
+            code = cli.main(["summary", str(path)])
+        except SystemExit as e:
+            code = e.code
+        except BaseException as e:
+            return Outcome("CLI", detail=f"{type(e).__name__} escaped the CLI: {str(e)[:200]}")
+    lines = err.getvalue().strip("\n").splitlines()
+    if code != 2 or len(lines) != 1:
+        return Outcome("CLI", detail=f"exit {code} with {len(lines)} line(s) on stderr: {err.getvalue()[:200]!r}")
+    return None
 
 
 def _worker(conn) -> None:

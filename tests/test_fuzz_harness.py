@@ -65,4 +65,36 @@ def test_a_crash_and_a_hang_are_findings(monkeypatch, tmp_path: Path):
         assert runner.run(path).kind == "HANG"
     finally:
         runner.close()
-    assert fuzz_readers.FINDINGS == ("CRASH", "HANG", "MEMORY", "SILENT")
+    assert fuzz_readers.FINDINGS == ("CRASH", "HANG", "MEMORY", "SILENT", "UNRECONCILED", "CLI")
+
+
+def test_an_unreconciled_summary_and_a_cli_traceback_are_findings(monkeypatch, tmp_path: Path):
+    """Read in this process (``read_one``): a summary that leaves an entry unaccounted for, and a refused file the
+    CLI does not report in one line with exit 2, are findings; the real CLI on a refused file is not."""
+    import toolkit.capture.load as load
+    from toolkit.errors import CaptureError
+    from toolkit.present import cli
+
+    path = tmp_path / "x.json"
+    path.write_bytes(SEED_FILE.read_bytes())
+    real_summary = load.Capture.summary
+
+    def short(self):
+        out = real_summary(self)
+        out["reconciles"] = False
+        return out
+
+    monkeypatch.setattr(load.Capture, "summary", short)
+    assert fuzz_readers.read_one(path).kind == "UNRECONCILED"
+    monkeypatch.undo()
+
+    refused = tmp_path / "refused.json"
+    refused.write_bytes(b"{")
+    got = fuzz_readers.read_one(refused)
+    assert got.kind == "INPUT_ERROR", got  # the real CLI: one line, exit 2
+
+    def loud(argv):
+        raise CaptureError(refused, "said twice\nacross two lines")
+
+    monkeypatch.setattr(cli, "main", loud)
+    assert fuzz_readers.read_one(refused).kind == "CLI"

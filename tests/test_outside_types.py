@@ -119,18 +119,19 @@ def _jsonl(line: int, path: list, value) -> Callable[[], bytes]:
 
 
 CODEX = "tests/fixtures/codex/real-0.171.0-danger-full-access.jsonl"
+ASSISTANT = '"role":"assistant"'  # the line of the model's first message
 
 
-def _codex_output_line() -> int:
-    """The 1-based line of the rollout's first tool output (a ``function_call_output`` response item)."""
+def _codex_line(marker: str = '"function_call_output"') -> int:
+    """The 1-based line of the rollout's first line holding ``marker`` (by default its first tool output)."""
     lines = (ROOT / CODEX).read_text("utf-8").split("\n")
-    return next(i for i, line in enumerate(lines, 1) if '"function_call_output"' in line)
+    return next(i for i, line in enumerate(lines, 1) if marker in line)
 
 
-def _codex(path: list, value) -> Callable[[], bytes]:
+def _codex(path: list, value, marker: str = '"function_call_output"') -> Callable[[], bytes]:
     def make() -> bytes:
         lines = (ROOT / CODEX).read_text("utf-8").split("\n")
-        at = _codex_output_line() - 1
+        at = _codex_line(marker) - 1
         doc = json.loads(lines[at])
         _json_at(doc, path, value)
         lines[at] = _dumps(doc)
@@ -181,8 +182,24 @@ CASES = [
         CODEX,
         ".jsonl",
         _codex(["payload", "output"], "a\ud800"),
-        f"line {_codex_output_line()}",
+        f"line {_codex_line()}",
         "tool result text",
+    ),
+    (
+        "codex-message-role-number",
+        CODEX,
+        ".jsonl",
+        _codex(["payload", "role"], _raw("-1e400"), ASSISTANT),
+        f"line {_codex_line(ASSISTANT)}",
+        "role",
+    ),
+    (
+        "go-vcr-duration-400-digits",
+        "tests/fixtures/go-vcr/openai.yaml",
+        ".yaml",
+        _text("go-vcr/openai.yaml", "duration: 50ms", "duration: " + HUGE),
+        "interaction 0",
+        "duration",
     ),
     (
         "jsonl-body-4350-digits",

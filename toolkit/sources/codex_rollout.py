@@ -216,6 +216,9 @@ class _Rollout:
             msg = f"{kind} payload type is a {json_kind(sub)}, not a string; kept as an event only"
         elif kind == "response_item" and sub not in (*codex.MODEL_OUTPUT_ITEMS, *codex.TOOL_OUTPUT_ITEMS):
             msg = f"response item type {sub!r} is not one the reader knows; not read as output or a tool result"
+        elif kind == "response_item" and sub == "message" and not isinstance(payload.get("role"), str):
+            role = payload.get("role")
+            msg = f"message role is a {json_kind(role)}, not a string; not read as the model's output"
         elif kind == "response_item" and "call_id" in payload and not isinstance(payload["call_id"], str):
             msg = f"{sub} call_id is a {json_kind(payload['call_id'])}, not a string; read without a call id"
         elif kind == "turn_context":

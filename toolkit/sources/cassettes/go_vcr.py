@@ -30,6 +30,7 @@ from toolkit.sources.cassettes.interaction import (
     request_response,
 )
 from toolkit.wire.records import BAD_FIELD, Decoded, EntryCount, Issue, Problem
+from toolkit.wire.values import finite, what_is_wrong
 
 __all__ = ["go_duration_ms", "read", "recognize"]
 
@@ -60,7 +61,9 @@ def _interaction(item: dict[str, Any]) -> Interaction:
     if resp.get("duration") is not None:
         it.duration_ms = go_duration_ms(resp["duration"])
         if it.duration_ms is None:
-            it.issues.append(Issue(BAD_FIELD, f"duration {resp['duration']!r} is not a Go duration"))
+            said = resp["duration"]
+            said = repr(said) if isinstance(said, str) and len(said) <= 40 else what_is_wrong(said)
+            it.issues.append(Issue(BAD_FIELD, f"duration {said} is not a Go duration"))
     return it
 
 
@@ -77,7 +80,8 @@ def go_duration_ms(value: Any) -> float | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
-        return float(value) / 1e6 if value >= 0 else None
+        ns = finite(value)  # a 400-digit count or .inf is no duration
+        return ns / 1e6 if ns is not None and ns >= 0 else None
     text = str(value).strip()
     if text == "0":
         return 0.0

@@ -8,7 +8,11 @@ the exact walker (``json`` per entry, over the decoded text), which gives every 
 ``_error``, bodies decoded), Chrome (HTTP/2 pseudo-headers, base64 bodies, sanitized headers),
 Firefox (no ``text``, reason in ``comment``), Safari (``_textBase64``), HTTP Toolkit
 (``_requestBodyStatus: discarded:*``, ``_content``), headers as dicts or ``[name, value]`` pairs,
-compressed bodies kept as base64, ``.zhar`` (zlib) and gzip files.
+Polly.js (header values as JSON numbers), compressed bodies kept as base64, ``.zhar`` (zlib) and gzip files.
+
+A file is untrusted: any field read may hold another JSON type or a value 1,000 levels deep. Each such field
+is a problem row naming the entry, the field and what it holds (described, never repr'd whole), and the rest
+of the entry is still read; nothing is dropped without a row saying so.
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ from toolkit.wire.records import (
     Issue,
     Problem,
 )
-from toolkit.wire.values import TOO_MANY_DIGITS, clean_text, finite, has_surrogate, what_is_wrong
+from toolkit.wire.values import TOO_MANY_DIGITS, clean_text, epoch_seconds, finite, has_surrogate, int64, what_is_wrong
 
 __all__ = ["read", "recognize"]
 
@@ -81,8 +85,19 @@ def read(path: str | PathLike[str], source: str) -> Iterator[Decoded | Problem |
             break
         location = f"entry {n}"
         n += 1
-        if not isinstance(obj, dict) or not isinstance(obj.get("request"), dict):
-            yield Problem(source, location, BAD_ENTRY, "entry has no request object")
+        if not isinstance(obj, dict):
+            yield Problem(source, location, BAD_ENTRY, f"entry: {_what(obj)}, not an object")
+            continue
+        if not isinstance(obj.get("request"), dict) and not (
+            "request" in obj and isinstance(obj.get("response"), dict)
+        ):
+            # nothing of an exchange to keep; a request of the wrong type beside a response keeps the response
+            said = (
+                f"request: {_what(obj['request'])}, not an object"
+                if "request" in obj
+                else "entry has no request object"
+            )
+            yield Problem(source, location, BAD_ENTRY, said)
             continue
         decoded = _entry(obj, source, location, f"{source}:{n - 1}")
         if walker.bad_byte is not None:
@@ -445,18 +460,64 @@ class _StructureError(Exception):
 # ---- one entry ---------------------------------------------------------------------------------
 
 
-def _headers(raw: Any, direction: str) -> list[Header]:
-    out = []
-    items = raw.items() if isinstance(raw, dict) else (raw if isinstance(raw, list) else [])
-    for item in items:
+def _what(v: Any) -> str:
+    """``what_is_wrong``, with JSON's ``null``: short and bounded, so a value 1,000 levels deep is named by its
+    type and never repr'd (its repr alone exhausts the recursion limit)."""
+    return "null" if v is None else what_is_wrong(v)
+
+
+def _text(container: dict[str, Any], key: str, what: str, issues: list[Issue], then: str) -> str | None:
+    """An optional text field of ``container``: None when absent or null; any other value that is not text is
+    a ``BAD_FIELD`` problem (``then`` says what is done instead) and None."""
+    value = container.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    issues.append(Issue(BAD_FIELD, f"{what} {key}: {_what(value)}, not text; {then}"))
+    return None
+
+
+def _header_value(value: Any) -> str | None:
+    """A header's value as text, or None when it has none. Polly.js writes ``content-length`` as a JSON number,
+    so a number stands as its JSON text; null is an empty value. The parser bounds an integer's digits."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return str(value) if finite(value) is not None else None
+
+
+def _headers(raw: Any, direction: str, issues: list[Issue]) -> list[Header]:
+    """The headers of one message. A header that is not a name and a text value is left out, and one problem
+    says how many were and which came first: a list of thousands of bad headers is one row, not thousands."""
+    if raw is not None and not isinstance(raw, (list, dict)):
+        issues.append(Issue(BAD_FIELD, f"{direction} headers: {what_is_wrong(raw)}, not a list; ignored"))
+        return []
+    out, bad, first = [], 0, ""
+    items = raw.items() if isinstance(raw, dict) else (raw or [])
+    for i, item in enumerate(items):
         if isinstance(item, dict):
             name, value = item.get("name"), item.get("value")
         elif isinstance(item, (list, tuple)) and len(item) == 2:
             name, value = item
         else:
+            bad, first = bad + 1, first or f"header {i}: {_what(item)}, not a name and a value"
             continue
-        if isinstance(name, str):
-            out.append(Header(direction, name, "" if value is None else str(value)))
+        text = _header_value(value)
+        if isinstance(name, str) and text is not None:
+            out.append(Header(direction, name, text))
+            continue
+        bad += 1
+        if not first:
+            first = (
+                f"header {i}: name is {_what(name)}, not text"
+                if not isinstance(name, str)
+                else f"header {name[:40]!r}: value is {_what(value)}, not text"
+            )
+    if bad:
+        more = f", with {bad - 1} more that are not a name and a text value" if bad > 1 else ""
+        issues.append(Issue(BAD_FIELD, f"{direction} {first}; left out{more}"))
     return out
 
 
@@ -471,29 +532,33 @@ def _body(container: dict[str, Any] | None, headers: list[Header], what: str, is
     """The decoded bytes of a postData or content object, or None (with the reason as an Issue)."""
     if not isinstance(container, dict):
         return None
+    size = _size(container.get("size"), f"{what} body size", issues)
+    text: object
     encoded = False
-    if isinstance(container.get("_textBase64"), str):  # Safari
-        text, encoded = container["_textBase64"], True
+    if isinstance(safari := _text(container, "_textBase64", f"{what} body", issues, "ignored"), str):  # Safari
+        text, encoded = safari, True
     else:
         text = container.get("text")
-        encoded = container.get("encoding") == "base64"
+        encoded = _text(container, "encoding", f"{what} body", issues, "the text is read as it is") == "base64"
     if text is None and isinstance(container.get("_content"), dict):  # HTTP Toolkit, not representable
         inner = container["_content"]
         text, encoded = inner.get("text"), inner.get("encoding") == "base64"
     if text is None:
-        size = container.get("size")
-        if container.get("comment") or (isinstance(size, int) and size > 0):
-            reason = container.get("comment") or f"no body text although size is {size}"
+        comment = _text(container, "comment", f"{what} body", issues, "ignored")
+        if comment or (size is not None and size > 0):
+            reason = comment or f"no body text although size is {size}"
             issues.append(Issue(BODY_MISSING, f"{what} body not in the capture: {reason}"))
+        elif "text" in container and size is None:  # a null text, and no size to say the body was empty
+            issues.append(Issue(BAD_BODY, f"{what} body text is null, not a string"))
         return None
     if not isinstance(text, str):
         issues.append(Issue(BAD_BODY, f"{what} body text is {type(text).__name__}, not a string"))
         return None
-    if text == "" and isinstance(container.get("size"), int) and container["size"] > 0:
+    if text == "" and size is not None and size > 0:
         issues.append(
             Issue(
                 BODY_MISSING,
-                f"{what} body is empty in the capture but {container['size']} bytes were sent (a streamed body the recorder did not keep)",
+                f"{what} body is empty in the capture but {size} bytes were sent (a streamed body the recorder did not keep)",
             )
         )
         return None
@@ -537,42 +602,79 @@ def _polly_chunks(text: str) -> list[str] | None:
     return value if isinstance(value, list) and all(isinstance(c, str) for c in value) else None
 
 
+def _started(e: dict[str, Any], issues: list[Issue]) -> float | None:
+    """``startedDateTime`` as seconds since 1970, when it is ISO 8601 text of a time a timestamp holds."""
+    value = e.get("startedDateTime")
+    if not isinstance(value, str):
+        return None
+    shown = f"{value[:40]!r}{'...' if len(value) > 40 else ''}"  # a long value is not repeated whole
+    try:
+        started = datetime.fromisoformat(value).timestamp()
+    except ValueError:
+        issues.append(Issue(BAD_FIELD, f"startedDateTime {shown} is not ISO 8601"))
+        return None
+    except (OverflowError, OSError):  # a naive time near year 1 or 9999, made local
+        started = None
+    if epoch_seconds(started) is None:
+        issues.append(Issue(BAD_FIELD, f"startedDateTime {shown} is outside the times a timestamp holds; left empty"))
+        return None
+    return started
+
+
+#: The keys of a postData or content object that say what its body is, or why it is not there: an object with
+#: none of them (``{}``, or one damaged into ``{"a": ...}``) says nothing of a body, which is a problem, not silence.
+_BODY_KEYS = frozenset({"text", "params", "size", "comment", "_textBase64", "_content"})
+
+
 def _entry(e: dict[str, Any], source: str, location: str, xid: str) -> Decoded:
-    req = e["request"]
-    resp: Any = e.get("response") if isinstance(e.get("response"), dict) else {}
+    """One entry as an exchange. HAR 1.2 makes ``request``, ``response`` and ``content`` objects and names the
+    fields in them: each field read here that holds another JSON type (or nothing, where the exchange cannot be
+    told without it) is a ``BAD_FIELD`` problem naming it, and the rest of the entry is still read."""
     issues: list[Issue] = []
-    for what, message in (("request", req), ("response", resp)):
-        if not isinstance(message.get("headers"), (list, dict, type(None))):
-            issues.append(Issue(BAD_FIELD, f"{what} headers: {what_is_wrong(message['headers'])}, not a list; ignored"))
-    req_headers = _headers(req.get("headers"), "request")
-    resp_headers = _headers(resp.get("headers"), "response")
+    req: dict[str, Any] = e["request"] if isinstance(e.get("request"), dict) else {}
+    if req is not e.get("request"):  # read() sends such an entry only when its response is an object
+        what = _what(e.get("request"))
+        issues.append(Issue(BAD_FIELD, f"request: {what}, not an object; its method, url, headers and body are lost"))
+    resp: Any = e.get("response") if isinstance(e.get("response"), dict) else {}
+    if "response" in e and resp is not e["response"]:
+        what = _what(e["response"])
+        issues.append(Issue(BAD_FIELD, f"response: {what}, not an object; its status, headers and body are lost"))
+    req_headers = _headers(req.get("headers"), "request", issues)
+    resp_headers = _headers(resp.get("headers"), "response", issues)
     pseudo = {h.name: h.value for h in req_headers if h.name.startswith(":")}
     req_headers = [h for h in req_headers if not h.name.startswith(":")]  # HTTP/2 (Chrome)
     resp_headers = [h for h in resp_headers if not h.name.startswith(":")]
     for where, field in ((req, "url"), (req, "method"), (e, "startedDateTime")):
-        if where.get(field) is not None and not isinstance(where[field], str):
-            issues.append(Issue(BAD_FIELD, f"{field}: {what_is_wrong(where[field])}, not text; left empty"))
+        if field in where and not isinstance(where[field], str):
+            issues.append(Issue(BAD_FIELD, f"{field}: {_what(where[field])}, not text; left empty"))
+        elif field not in where and where is req and req is e["request"]:
+            issues.append(Issue(BAD_FIELD, f"{field}: not in the request object; left empty"))
     url = req.get("url") if isinstance(req.get("url"), str) else None
-    parts = urlsplit(url) if url else None
+    try:
+        parts = urlsplit(url) if url else None
+    except ValueError as exc:  # "Invalid IPv6 URL": urlsplit checks the brackets of a host
+        issues.append(Issue(BAD_FIELD, f"url: not a URL ({exc}); host and path left empty"))
+        parts = None
     host = (parts.hostname if parts else None) or pseudo.get(":authority") or _header(req_headers, "host")
     path = (parts.path if parts and parts.path else None) or pseudo.get(":path")
 
     status_code = resp.get("status")
-    status = status_code if isinstance(status_code, int) and status_code > 0 else None
-    started = None
-    if isinstance(e.get("startedDateTime"), str):
-        try:
-            started = datetime.fromisoformat(e["startedDateTime"]).timestamp()
-        except ValueError:
-            issues.append(Issue(BAD_FIELD, f"startedDateTime {e['startedDateTime']!r} is not ISO 8601"))
+    readable = int64(status_code) is not None
+    if "status" in resp and not readable:
+        issues.append(Issue(BAD_FIELD, f"status: {_what(status_code)}, not an integer; left empty"))
+    elif "status" not in resp and resp is e.get("response"):
+        issues.append(Issue(BAD_FIELD, "status: not in the response object; left empty"))
+    status = status_code if readable and status_code > 0 else None
+    unreadable = "response" in e and not readable  # a response was there, its status could not be read
+    started = _started(e, issues)
     duration = finite(e.get("time"))
     if e.get("time") is not None and duration is None:
         issues.append(Issue(BAD_FIELD, f"time: {what_is_wrong(e['time'])}, not a number of milliseconds"))
-    if req.get("postData") is not None and not isinstance(req["postData"], dict):
-        issues.append(Issue(BAD_FIELD, f"request postData: {what_is_wrong(req['postData'])}, not an object"))
+    if "postData" in req and not isinstance(req["postData"], dict):
+        issues.append(Issue(BAD_FIELD, f"request postData: {_what(req['postData'])}, not an object"))
         req = {k: v for k, v in req.items() if k != "postData"}
-    if resp.get("content") is not None and not isinstance(resp["content"], dict):
-        issues.append(Issue(BAD_FIELD, f"response content: {what_is_wrong(resp['content'])}, not an object"))
+    if "content" in resp and not isinstance(resp["content"], dict):
+        issues.append(Issue(BAD_FIELD, f"response content: {_what(resp['content'])}, not an object"))
         resp = {k: v for k, v in resp.items() if k != "content"}
     ex = Exchange(
         exchange_id=xid,
@@ -586,40 +688,59 @@ def _entry(e: dict[str, Any], source: str, location: str, xid: str) -> Decoded:
         status=status,
         duration_ms=duration if duration is not None and duration >= 0 else None,
     )
+    post: dict[str, Any] = req.get("postData") or {}
+    content: dict[str, Any] = resp.get("content") or {}
     body_status = req.get("_requestBodyStatus")
     if isinstance(body_status, str) and body_status.startswith("discarded"):
-        comment = req.get("comment") or (req.get("postData") or {}).get("comment") or ""
+        comment = _text(req, "comment", "request", issues, "ignored") or _text(
+            post, "comment", "request postData", issues, "ignored"
+        )
         issues.append(
             Issue(
                 BODY_MISSING,
                 f"request body discarded by the recorder ({body_status}){': ' + comment if comment else ''}",
             )
         )
-        req_body = _body(req.get("postData") or req if "_content" in req else None, req_headers, "request", issues)
+        req_body = _body(post or req if "_content" in req else None, req_headers, "request", issues)
     else:
-        req_body = _body(req.get("postData"), req_headers, "request", issues)
-    resp_body = _body(resp.get("content"), resp_headers, "response", issues)
+        if "postData" in req and not post.keys() & _BODY_KEYS:
+            issues.append(Issue(BAD_FIELD, "request postData: no text, params, size or comment in it; no body read"))
+        req_body = _body(post or None, req_headers, "request", issues)
+    if status is not None and "content" in resp and not content.keys() & _BODY_KEYS:
+        issues.append(Issue(BAD_FIELD, "response content: no text, size or comment in it; no body read"))
+    resp_body = _body(content or None, resp_headers, "response", issues)
 
-    ex.request_bytes = len(req_body) if req_body is not None else _size(req.get("bodySize"))
-    ex.response_bytes = len(resp_body) if resp_body is not None else _size((resp.get("content") or {}).get("size"))
-    req_type = (req.get("postData") or {}).get("mimeType") or _header(req_headers, "content-type")
-    resp_type = (resp.get("content") or {}).get("mimeType") or _header(resp_headers, "content-type")
+    body_size = _size(req.get("bodySize"), "request bodySize", issues)
+    ex.request_bytes = len(req_body) if req_body is not None else body_size
+    ex.response_bytes = len(resp_body) if resp_body is not None else _size(content.get("size"))
+    req_type = _text(post, "mimeType", "request postData", issues, "the Content-Type header is used")
+    resp_type = _text(content, "mimeType", "response content", issues, "the Content-Type header is used")
+    req_type = req_type or _header(req_headers, "content-type")
+    resp_type = resp_type or _header(resp_headers, "content-type")
     # the bodies as the recorder kept them (text, or base64 of the bytes), Content-Encoding undone here
     ex.body_fidelity = "wire" if req_body is not None or resp_body is not None else None
     d = decode_exchange(ex, req_body, resp_body, request_content_type=req_type, response_content_type=resp_type)
     if status is None:
+        error = _text(e, "_error", "entry", issues, "ignored") or _text(resp, "_error", "response", issues, "ignored")
         d.exchange.terminal = "http-error"
         d.exchange.error_type = d.exchange.error_type or "transport"
         d.exchange.error_message = (
-            d.exchange.error_message or e.get("_error") or resp.get("_error") or "no response in the capture"
+            d.exchange.error_message
+            or error
+            or ("no readable status in the capture" if unreadable else "no response in the capture")
         )
     d.headers = req_headers + resp_headers
     d.issues = issues + d.issues
     return d
 
 
-def _size(v: Any) -> int | None:
-    return v if isinstance(v, int) and v >= 0 else None
+def _size(v: Any, what: str = "", issues: list[Issue] | None = None) -> int | None:
+    """A byte count: an integer an int64 column holds and not negative (HAR writes -1 for unknown). Given
+    ``issues``, a value of another JSON type is a ``BAD_FIELD`` problem naming ``what``."""
+    n = int64(v)
+    if issues is not None and v is not None and n is None:
+        issues.append(Issue(BAD_FIELD, f"{what}: {_what(v)}, not a number of bytes; left empty"))
+    return n if n is not None and n >= 0 else None
 
 
 _HAR_START = re.compile(rb'^\{\s*"log"\s*:')

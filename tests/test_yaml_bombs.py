@@ -173,3 +173,30 @@ def test_a_vcr_parsed_body_of_laughs_is_refused_before_it_is_re_serialised(tmp_p
     path.write_text(text[:at] + "    x-laughs:\n" + laughs(9, 9, indent="      ") + text[at:], encoding="utf-8")
     with pytest.raises(CaptureError, match=r"MAX_YAML_ALIAS_NODES \(10,000\)"):
         load_capture(path)
+
+
+def test_a_control_character_is_one_line_at_its_line_and_column(tmp_path, capsys):
+    """PyYAML refuses a control character with a ReaderError whose text spans two lines and gives a character
+    offset, not a line (a flipped byte in the fuzz campaign printed two lines on the CLI): every YAML reader
+    names the line and column in one line."""
+    cassette = tmp_path / "c.yaml"
+    cassette.write_text("interactions:\n- request:\n    body: a\x02b\n", encoding="utf-8")
+    code, out, err = run(capsys, "summary", str(cassette))
+    assert code == 2 and out == "" and err.count("\n") == 1
+    why = "not YAML: unacceptable character #x0002: control characters are not allowed"
+    assert err == f"agent-contract: error: {cassette} (line 3, column 12): {why}\n"
+    gateway = tmp_path / "gateway.yaml"
+    gateway.write_text(GATEWAY.read_text(encoding="utf-8") + "x-odd: a\x7fb\n", encoding="utf-8")
+    line = len(gateway.read_text().splitlines())
+    code, out, err = run(capsys, "verify", "--settings", str(SETTINGS), "--gateway-config", str(gateway))
+    assert code == 2 and err.count("\n") == 1
+    assert f"{gateway}: line {line}, column 9: YAML syntax error: unacceptable character #x007f" in err
+    settings = tmp_path / "settings.yaml"
+    settings.write_text(SETTINGS.read_text(encoding="utf-8") + "x-odd: a\x00b\n", encoding="utf-8")
+    code, out, err = run(capsys, "verify", "--settings", str(settings))
+    line = len(settings.read_text().splitlines())
+    assert code == 1 and err == "" and f"error (line {line}): " in out and "unacceptable character #x0000" in out
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("rules:\n- id: a\x02\n", encoding="utf-8")
+    with pytest.raises(triage.RuleError, match=r"line 2, column 8\): not valid YAML: unacceptable character #x0002"):
+        triage.load_rules(rules)

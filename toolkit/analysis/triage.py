@@ -224,9 +224,9 @@ def _parse_yaml(text: str, where: str) -> list:
     try:
         data = yaml_text.load(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-        raise RuleError(f"{where}{at}: not valid YAML: {getattr(exc, 'problem', None) or exc}") from None
+        line, column, why = yaml_text.error_place(exc, text)
+        at = f" (line {line}, column {column})" if line is not None else ""
+        raise RuleError(f"{where}{at}: not valid YAML: {why}") from None
     if isinstance(data, Mapping) and "rules" in data:
         data = data["rules"]
     if data is None:

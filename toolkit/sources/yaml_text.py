@@ -41,6 +41,7 @@ __all__ = [
     "block_mapping_indent",
     "compose",
     "delete_key",
+    "error_place",
     "insert_keys",
     "last_line",
     "load",
@@ -205,6 +206,25 @@ class Loc:
     @property
     def column(self) -> int:
         return (self.key_col if self.key_col is not None else self.value.start_mark.column) + 1
+
+
+def error_place(exc: yaml.YAMLError, text: str) -> tuple[int | None, int | None, str]:
+    """Where a YAML error is (1-based line and column, or ``None``) and what it is, in one line.
+
+    PyYAML's own ``str()`` of an error spans several lines (``in "<unicode string>", position 18730``), and
+    its ``ReaderError`` (a control character) carries a character offset, not a mark: the readers report one
+    line naming the place, so this is where both become a line and a column."""
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        why = exc.problem or exc.context or str(exc).splitlines()[0]
+        return (mark.line + 1 if mark else None), (mark.column + 1 if mark else None), why
+    if isinstance(exc, yaml.reader.ReaderError):
+        pos = min(max(exc.position, 0), len(text))
+        line = text.count("\n", 0, pos) + 1
+        column = pos - (text.rfind("\n", 0, pos) + 1) + 1
+        char = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "\0")
+        return line, column, f"unacceptable character #x{char:04x}: {exc.reason}"
+    return None, None, " ".join(str(exc).split())[:300]
 
 
 def path_text(path: Path) -> str:

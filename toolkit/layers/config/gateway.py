@@ -27,7 +27,7 @@ from toolkit.errors import InputError
 from toolkit.knowledge import litellm_config as llc
 from toolkit.knowledge.messages import Joined, Message
 from toolkit.layers.config.findings import Finding, findings_frame
-from toolkit.sources.yaml_text import LastKeyWinsLoader, Loc, path_text
+from toolkit.sources.yaml_text import LastKeyWinsLoader, Loc, error_place, path_text
 from toolkit.sources.yaml_text import compose as compose_yaml
 
 if TYPE_CHECKING:
@@ -212,9 +212,8 @@ def load_gateway_config(path: str | os.PathLike[str] | None = None, *, text: str
             body, LastKeyWinsLoader
         )  # ProxyConfig.load_config: yaml.safe_load, last value kept (docs/upstream.md)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "the file"
-        what = getattr(exc, "problem", None) or str(exc)
+        line, column, what = error_place(exc, body)
+        where = f"line {line}, column {column}" if line is not None else "the file"
         raise GatewayConfigError(f"{source}: {where}: YAML syntax error: {what}") from None
     deployments, problems = llc.read_model_list(data)
     gateway = GatewayConfig(source, body, data, deployments, problems, _locs=locs)

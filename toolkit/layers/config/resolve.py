@@ -187,8 +187,16 @@ class Resolver:
             )
             return
         except yaml.YAMLError as exc:
+            line, column, why = yaml_text.error_place(exc, self.text)
             self.findings.append(
-                Finding("error", "yaml-syntax", (), Message("config.yaml_error", what=self._what(), problem=str(exc)))
+                Finding(
+                    "error",
+                    "yaml-syntax",
+                    (),
+                    Message("config.yaml_error", what=self._what(), problem=why),
+                    line=line,
+                    column=column,
+                )
             )
             return
         if self.data is None:

@@ -177,9 +177,8 @@ def load(path: Path) -> Any:
     try:
         return yaml_text.load(text, _Loader)  # a SafeLoader subclass, within yaml_text's bounds
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else None
-        reason = getattr(exc, "problem", None) or str(exc)
+        line, column, reason = yaml_text.error_place(exc, text)
+        where = f"line {line}, column {column}" if line is not None else None
         raise CaptureError(path, f"not YAML: {reason}", location=where) from None
 
 

@@ -401,3 +401,56 @@ def test_dsh_turn_of_400_digits_is_a_problem():
     assert [(p.kind, p.message) for p in problems] == [
         ("bad-field", "data.turn: an integer of 400 digits, not an integer; left empty")
     ]
+
+
+def test_chat_request_message_fields_of_the_wrong_type_are_issues():
+    """A message whose content is a number was dropped without a word; a call's name or id that is no text
+    was emptied without one."""
+    body = json.loads((WIRE / "chat_request.json").read_text())
+    before = chat.decode_request(body)
+    i = next(n for n, m in enumerate(body["messages"]) if isinstance(m.get("content"), str))
+    body["messages"][i]["content"] = 7
+    body["messages"].append(
+        {
+            "role": "assistant",
+            "tool_calls": [{"id": ["c"], "type": "function", "function": {"name": {}, "arguments": "{}"}}],
+        }
+    )
+    info = chat.decode_request(body)
+    assert [(x.kind, x.message) for x in info.issues] == [
+        ("request-body", f"message {i} `content` is a JSON number: not read"),
+        ("bad-field", f"message {len(body['messages']) - 1} tool_calls[0] id: a list, not text; left empty"),
+        ("bad-field", f"message {len(body['messages']) - 1} tool_calls[0] name: a dict, not text; left empty"),
+    ]
+    assert len(info.inputs) == len(before.inputs)  # the number is not read, the call's row is kept
+
+
+def test_responses_request_function_call_item_of_the_wrong_type_is_an_issue():
+    body = json.loads((WIRE / "responses_request.json").read_text())
+    body["input"].append({"type": "function_call", "call_id": "call_1", "name": ["bash"], "arguments": "{}"})
+    body["input"].append({"type": "function_call_output", "call_id": 5, "output": "ok"})
+    info = responses.decode_request(body)
+    n = len(body["input"])
+    assert [(x.kind, x.message) for x in info.issues] == [
+        ("bad-field", f"input[{n - 2}] name: a list, not text; left empty"),
+        ("bad-field", f"input[{n - 1}] call_id: an integer of 1 digits, not text; left empty"),
+    ]
+    call, result = info.inputs[-2], info.inputs[-1]
+    assert (call.item_type, call.call_id, call.name, call.text) == ("function_call", "call_1", None, "{}")
+    assert (result.item_type, result.call_id, result.text) == ("function_call_output", None, "ok")
+
+
+def test_chat_body_choices_that_are_an_object_is_named(tmp_path):
+    cap = _load(tmp_path, "damaged.json", _body("chat_completion.json", lambda b: b.update(choices={"a": 1})))
+    messages = [m for k, m in _problems(cap) if k == "response-body"]
+    assert "`choices` is a JSON object, not a list" in messages
+
+
+def test_chat_stream_finish_reason_that_is_a_list_is_a_problem(tmp_path):
+    def damage(i, p):
+        if p["choices"] and p["choices"][0].get("finish_reason"):
+            p["choices"][0]["finish_reason"] = ["tool_calls"]
+
+    cap = _load(tmp_path, "damaged.sse", _sse("chat_call.sse", damage))
+    _one(cap, "bad-field", "choices[0] finish_reason", "a list")
+    assert len(cap.calls) == 1

@@ -28,7 +28,6 @@ from toolkit.wire.responses import (
     ResponseInfo,
     StreamMachine,
     _at,
-    _str,
     add_tools,
     content_part,
     count_field,
@@ -82,19 +81,34 @@ def _message(i: int, msg: Any, info: RequestInfo) -> None:
     if not isinstance(msg, dict):
         info.issues.append(Issue(REQUEST_BODY, f"message {i} is not an object"))
         return
-    role = _str(msg.get("role"))
+    issues = info.issues
+    role = msg.get("role")
+    role = role if type(role) is str else text_field(role, f"message {i} role", issues)
     is_result = role in ("tool", "function")
     itype = "function_call_output" if is_result else "message"
-    cid = _str(msg.get("tool_call_id")) if is_result else None
+    cid = text_field(msg.get("tool_call_id"), f"message {i} tool_call_id", issues) if is_result else None
     content = msg.get("content")
     rows: list[InputPart] = []
     if isinstance(content, str):
         rows.append(text_part(i, 0, role, itype, "text", content, call_id=cid))
     elif isinstance(content, list):
         rows += [content_part(i, j, role, itype, p, call_id=cid) for j, p in enumerate(content)]
+    elif content is not None:  # its text cannot be read: say so, or the message vanishes without a word
+        issues.append(Issue(REQUEST_BODY, f"message {i} `content` is a JSON {json_kind(content)}: not read"))
     calls = msg.get("tool_calls")
-    for tc in calls if isinstance(calls, list) else ():
+    if calls is not None and not isinstance(calls, list):
+        issues.append(
+            Issue(REQUEST_BODY, f"message {i} `tool_calls` is a JSON {json_kind(calls)}, not a list: not read")
+        )
+    for j, tc in enumerate(calls if isinstance(calls, list) else ()):
+        what = f"message {i} tool_calls[{j}]"
+        if not isinstance(tc, dict):
+            issues.append(Issue(REQUEST_BODY, f"{what} is a JSON {json_kind(tc)}, not an object"))
         fn: Any = tc.get("function") if isinstance(tc, dict) and isinstance(tc.get("function"), dict) else {}
+        if isinstance(tc, dict) and tc.get("function") is not None and not fn:
+            issues.append(
+                Issue(REQUEST_BODY, f"{what} `function` is a JSON {json_kind(tc['function'])}, not an object")
+            )
         rows.append(
             InputPart(
                 i,
@@ -102,9 +116,9 @@ def _message(i: int, msg: Any, info: RequestInfo) -> None:
                 role,
                 "function_call",
                 "function_call",
-                text=_str(fn.get("arguments")),
-                call_id=_str(tc.get("id")) if isinstance(tc, dict) else None,
-                name=_str(fn.get("name")),
+                text=text_field(fn.get("arguments"), f"{what} arguments", issues),
+                call_id=text_field(tc.get("id"), f"{what} id", issues) if isinstance(tc, dict) else None,
+                name=text_field(fn.get("name"), f"{what} name", issues),
             )
         )
     info.inputs += rows
@@ -149,8 +163,12 @@ def decode_response(body: Any) -> ResponseInfo:
     info.model = text_field(body.get("model"), "response model", info.issues)
     _usage(info, body.get("usage"))
     choices = body.get("choices")
+    if choices is not None and not isinstance(choices, list):
+        info.issues.append(Issue(RESPONSE_BODY, f"`choices` is a JSON {json_kind(choices)}, not a list"))
+    elif choices and not isinstance(choices[0], dict):
+        info.issues.append(Issue(RESPONSE_BODY, f"choices[0] is a JSON {json_kind(choices[0])}, not an object"))
     choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
-    _finish(info, choice.get("finish_reason"))
+    _finish(info, text_field(choice.get("finish_reason"), "choice 0 finish_reason", info.issues))
     if info.terminal is None:
         info.issues.append(Issue(RESPONSE_BODY, "no choice with a finish_reason"))
     msg: Any = choice.get("message", {})
@@ -270,7 +288,13 @@ class ChatStream(StreamMachine):
                         offset,
                     )
             if ci == 0:
-                _finish(info, choice.get("finish_reason"))
+                reason = choice.get("finish_reason")
+                _finish(
+                    info,
+                    reason
+                    if type(reason) is str
+                    else text_field(reason, f"choices[{c}] finish_reason", info.issues, where),
+                )
 
     def _tool_delta(self, ci: int, tc: dict[str, Any], offset: int | None, what: str) -> None:
         issues, where = self.info.issues, _at(offset)

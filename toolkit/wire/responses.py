@@ -324,6 +324,9 @@ def decode_request(body: Any) -> RequestInfo:
             elif "role" not in item:
                 if itype == "function_call":  # a finished call the client sends back
                     args, cid, name = item.get("arguments"), item.get("call_id"), item.get("name")
+                    if not (_text_or_none(args) and _text_or_none(cid) and _text_or_none(name)):
+                        _input_item(i, item, info)  # it says which field is off
+                        continue
                     rows.append(
                         InputPart(
                             i,
@@ -342,7 +345,7 @@ def decode_request(body: Any) -> RequestInfo:
                     continue
                 if itype == "function_call_output":
                     out, cid = item.get("output"), item.get("call_id")
-                    if isinstance(out, str):  # a list output is read part by part below
+                    if isinstance(out, str) and _text_or_none(cid):  # a list output is read part by part below
                         dropped = _MARK in out and has_placeholder(out)
                         cid = cid if isinstance(cid, str) else None
                         rows.append(InputPart(i, 0, None, itype, "input_text", None, None, out, dropped, cid))
@@ -353,14 +356,22 @@ def decode_request(body: Any) -> RequestInfo:
     return info
 
 
+def _text_or_none(v: Any) -> bool:
+    return v is None or type(v) is str
+
+
 def _input_item(i: int, item: Any, info: RequestInfo) -> None:
+    """An input item of a less usual shape (or a field of the wrong type, each one an issue)."""
     if not isinstance(item, dict):
         info.issues.append(Issue(REQUEST_BODY, f"input item {i} is not an object"))
         return
-    get = item.get
-    role, itype = get("role"), get("type")  # _str inlined: this runs for every item of every request
-    role = role if isinstance(role, str) else None
-    itype = (itype if isinstance(itype, str) else None) or ("message" if role else "unknown")
+    get, issues, what = item.get, info.issues, f"input[{i}]"
+    role, itype = get("role"), get("type")
+    role = text_field(role, f"{what} role", issues)
+    if itype is not None and type(itype) is not str:
+        text_field(itype, f"{what} type", issues)
+        itype = None
+    itype = itype or ("message" if role else "unknown")
     rows = info.inputs
     if itype == "message":
         content = get("content")
@@ -369,6 +380,8 @@ def _input_item(i: int, item: Any, info: RequestInfo) -> None:
             rows.append(InputPart(i, 0, role, itype, default, text=content, image_dropped=has_placeholder(content)))
         elif isinstance(content, list):
             rows += [content_part(i, j, role, itype, p) for j, p in enumerate(content)]
+        elif content is not None:  # its text cannot be read: say so, or the message vanishes without a word
+            issues.append(Issue(REQUEST_BODY, f"{what} `content` is a JSON {json_kind(content)}: not read"))
     elif itype == "function_call":
         args, cid, name = get("arguments"), get("call_id"), get("name")
         rows.append(
@@ -378,14 +391,16 @@ def _input_item(i: int, item: Any, info: RequestInfo) -> None:
                 role,
                 itype,
                 itype,
-                text=args if isinstance(args, str) else None,
-                call_id=cid if isinstance(cid, str) else None,
-                name=name if isinstance(name, str) else None,
+                text=text_field(args, f"{what} arguments", issues),
+                call_id=text_field(cid, f"{what} call_id", issues),
+                name=text_field(name, f"{what} name", issues),
             )
         )
     elif itype == "function_call_output":
         out, cid = get("output"), get("call_id")
-        cid = cid if isinstance(cid, str) else None
+        cid = text_field(cid, f"{what} call_id", issues)
+        if out is not None and not isinstance(out, (str, list)):
+            issues.append(Issue(REQUEST_BODY, f"{what} `output` is a JSON {json_kind(out)}: not read"))
         if isinstance(out, list):
             rows += [content_part(i, j, role, itype, p, call_id=cid) for j, p in enumerate(out)]
         else:

@@ -49,6 +49,9 @@ FAMILIES = ("truncate", "flip", "json_type", "deep", "huge", "surrogate", "bom",
 # Families that change or add a value without removing any part of the file: a count that drops under them with
 # no problem row is a silent loss. Truncation and flipped bytes may remove an entry as cleanly as a shorter file.
 SILENT_CHECKED = frozenset({"json_type", "deep", "huge", "surrogate", "bom", "yaml_alias"})
+# Keys the APIs write as null when there is nothing (openai-python dumps ``"tool_calls": null`` for a message without
+# calls): a value of one set to null is an answer without calls, not a loss.
+NULL_MEANS_NONE = frozenset({"tool_calls", "function_call", "refusal", "audio", "annotations", "logprobs"})
 _PLACEHOLDER = "\x00FUZZ\x00"
 _YAML_VALUE = re.compile(rb"^(\s*(?:- )?[A-Za-z_][\w-]*: )(\S.*)$", re.M)
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -465,6 +468,7 @@ def campaign(
                 if (
                     out.kind == "OK"
                     and family in SILENT_CHECKED
+                    and not _null_means_none(got[1])
                     and base.kind == "OK"
                     and out.problems == 0
                     and any(out.counts.get(c, 0) < n for c, n in base.counts.items())
@@ -478,6 +482,12 @@ def campaign(
     finally:
         runner.close()
     return report
+
+
+def _null_means_none(mutation: str) -> bool:
+    """Whether a mutation set one of ``NULL_MEANS_NONE`` to null (``/choices/0/message/tool_calls list -> null``)."""
+    m = re.search(r"/([^/ ]+) \w+ -> null$", mutation)
+    return m is not None and m.group(1) in NULL_MEANS_NONE
 
 
 def reproduce(seed: int, reader: str, index: int, out_dir: Path) -> tuple[Path, str]:

@@ -98,3 +98,11 @@ def test_an_unreconciled_summary_and_a_cli_traceback_are_findings(monkeypatch, t
 
     monkeypatch.setattr(cli, "main", loud)
     assert fuzz_readers.read_one(refused).kind == "CLI"
+
+
+def test_null_where_an_api_writes_null_for_nothing_is_not_a_silent_loss():
+    """openai-python dumps ``"tool_calls": null`` for a message without calls: a mutation to that is an answer
+    without calls; null where a list of outputs must be is still checked."""
+    assert fuzz_readers._null_means_none("doc@0: /choices/0/message/tool_calls list -> null")
+    assert not fuzz_readers._null_means_none("doc@0: /output list -> null")
+    assert not fuzz_readers._null_means_none("doc@0: /choices/0/message/tool_calls list -> {}")

@@ -454,3 +454,24 @@ def test_chat_stream_finish_reason_that_is_a_list_is_a_problem(tmp_path):
     cap = _load(tmp_path, "damaged.sse", _sse("chat_call.sse", damage))
     _one(cap, "bad-field", "choices[0] finish_reason", "a list")
     assert len(cap.calls) == 1
+
+
+def test_http_error_body_with_a_deep_message_is_a_problem_not_a_crash(tmp_path):
+    """An HTTP error body (here a 400 in a HAR) whose ``message`` is 1,000 deep raised RecursionError in
+    the envelope decoder; now it is left empty with a problem, and its type and code are kept."""
+    har = json.loads((ROOT / "data" / "image-refused" / "capture.har").read_text())
+    whole = _load(tmp_path, "whole.har", json.dumps(har).encode())
+    entry = next(e for e in har["log"]["entries"] if e["response"]["status"] == 400)
+    body = json.loads(entry["response"]["content"]["text"])
+    body["error"]["message"] = raw(DEEP)
+    entry["response"]["content"]["text"] = dumps(body)
+    cap = _load(tmp_path, "damaged.har", json.dumps(har).encode())
+    _one(cap, "bad-field", "error field `error.message`", "nested deeper than MAX_ERROR_VALUE_DEPTH")
+    assert len(cap.exchanges) == len(whole.exchanges) and len(cap.calls) == len(whole.calls)
+    ex = cap.exchanges[cap.exchanges["status"] == 400].iloc[0]
+    assert (ex["terminal"], ex["error_type"], ex["error_code"]) == (
+        "http-error",
+        "invalid_request_error",
+        "unsupported_image_input",
+    )
+    assert pd.isna(ex["error_message"])

@@ -130,7 +130,9 @@ def _decode(out: Decoded, request_body: Any, response_body: Any, response_ct: st
     sse = False
     if ex.status is not None and ex.status >= 400:
         ex.terminal = "http-error"
-        ex.error_type, ex.error_code, ex.error_message = decode_error_body(resp_text)
+        unfit: list[str] = []  # a field too deep or too large to keep as text: left empty, and said so
+        ex.error_type, ex.error_code, ex.error_message = decode_error_body(resp_text, unfit)
+        out.issues += [Issue(BAD_FIELD, m) for m in unfit]
     elif ex.status == 0:
         if api_body:
             out.issues.append(Issue(NO_RESPONSE, "status 0: no HTTP response was received"))

@@ -21,6 +21,7 @@ import zstandard
 from toolkit.capture.load import load_capture
 from toolkit.wire import chat, dsh_records, envelopes, responses
 from toolkit.wire.records import Decoded, Problem
+from toolkit.wire.values import what_is_wrong
 
 ROOT = Path(__file__).resolve().parent.parent
 WIRE = ROOT / "tests" / "fixtures" / "wire"
@@ -30,6 +31,8 @@ SESSION = ROOT / "data" / "dsh-before-fix" / "session.jsonl.zstd"
 HUGE_INT = "9" * 400  # past int64, and past a float: Python's json reads it as a 400-digit int
 HUGE_FLOAT = "1e400"  # infinity to Python's json
 DEEP = "[" * 1000 + "]" * 1000  # within MAX_JSON_DEPTH, past what json.dumps / repr recurse through
+# how the decoders name a value that does not fit (one wording, toolkit.wire.values.what_is_wrong)
+A_LIST, A_DICT = what_is_wrong([]), what_is_wrong({})
 
 _raw: dict[str, str] = {}
 
@@ -113,7 +116,7 @@ def test_chat_stream_tool_call_index_of_400_digits_is_a_problem(tmp_path):
             p["choices"][0]["delta"]["tool_calls"][0]["index"] = raw(HUGE_INT)
 
     cap = _load(tmp_path, "damaged.sse", _sse("chat_call.sse", damage))
-    _one(cap, "bad-field", "tool_calls[0] index", "an integer of 400 digits")
+    _one(cap, "bad-field", "tool_calls[0] index", what_is_wrong(int(HUGE_INT)))
     assert len(cap.calls) == 1  # the piece without an index continues the last call, as a client reads it
 
 
@@ -156,7 +159,7 @@ def test_responses_stream_usage_of_400_digits_names_the_usage_field(tmp_path):
         "damaged.sse",
         _sse("responses_call.sse", _terminal(lambda r: r["usage"].update(input_tokens=raw(HUGE_INT)))),
     )
-    _one(cap, "bad-field", "usage input_tokens", "an integer of 400 digits")
+    _one(cap, "bad-field", "usage input_tokens", what_is_wrong(int(HUGE_INT)))
     ex = cap.exchanges.iloc[0]
     assert pd.isna(ex["input_tokens"])
     assert ex["output_tokens"] == 17 and len(cap.calls) == 1
@@ -164,7 +167,7 @@ def test_responses_stream_usage_of_400_digits_names_the_usage_field(tmp_path):
 
 def test_responses_stream_model_that_is_a_list_is_a_problem(tmp_path):
     cap = _load(tmp_path, "damaged.sse", _sse("responses_call.sse", _terminal(lambda r: r.update(model=["x"]))))
-    _one(cap, "bad-field", "response model", "a list")
+    _one(cap, "bad-field", "response model", A_LIST)
     assert len(cap.calls) == 1
 
 
@@ -174,7 +177,7 @@ def test_responses_stream_item_name_that_is_a_list_is_a_problem(tmp_path):
             p["item"]["name"] = ["bash"]
 
     cap = _load(tmp_path, "damaged.sse", _sse("responses_call.sse", damage))
-    _one(cap, "bad-field", "output_item.done item name", "a list")
+    _one(cap, "bad-field", "output_item.done item name", A_LIST)
     (call,) = cap.calls.to_dict("records")
     assert call["name"] == "bash"  # the name output_item.added gave it stays
 
@@ -189,7 +192,7 @@ def test_responses_error_event_with_a_deep_field_is_a_problem_not_a_crash(tmp_pa
             p[field] = raw(DEEP)
 
     cap = _load(tmp_path, "damaged.sse", _sse("responses_error_event.sse", damage))
-    message = _one(cap, "bad-field", f"error field `{field}`", "a list nested deeper than MAX_ERROR_VALUE_DEPTH")
+    message = _one(cap, "bad-field", f"error field `{field}`", f"{A_LIST} nested deeper than MAX_ERROR_VALUE_DEPTH")
     assert len(message) < 200  # described, not repeated
     ex = cap.exchanges.iloc[0]
     assert ex["terminal"] == "failed"
@@ -213,7 +216,9 @@ def test_error_body_with_a_value_of_too_many_items_is_left_empty_and_named():
     unfit: list[str] = []
     body = dumps({"error": {"type": "server_error", "message": list(range(5000))}})
     assert envelopes.decode_error_body(body, unfit) == ("server_error", None, None)
-    assert unfit == ["error field `error.message`: a list of more than MAX_ERROR_VALUE_ITEMS (1000) values; left empty"]
+    assert unfit == [
+        f"error field `error.message`: {A_LIST} of more than MAX_ERROR_VALUE_ITEMS (1000) values; left empty"
+    ]
 
 
 # ---- response bodies ---------------------------------------------------------------------------------
@@ -240,14 +245,14 @@ def test_responses_body_function_call_name_that_is_a_list_is_a_problem(tmp_path)
         b["output"][0]["name"] = ["bash"]
 
     cap = _load(tmp_path, "damaged.json", _body("responses_function_call.json", damage))
-    _one(cap, "bad-field", "output[0] name", "a list")
+    _one(cap, "bad-field", "output[0] name", A_LIST)
     (call,) = cap.calls.to_dict("records")
     assert call["call_id"] == "call_0003" and call["arguments"] is not None
 
 
 def test_responses_body_model_that_is_a_list_is_a_problem(tmp_path):
     cap = _load(tmp_path, "damaged.json", _body("responses_function_call.json", lambda b: b.update(model=["m"])))
-    _one(cap, "bad-field", "response model", "a list")
+    _one(cap, "bad-field", "response model", A_LIST)
     assert len(cap.calls) == 1
 
 
@@ -286,8 +291,8 @@ def test_responses_request_tool_name_and_model_that_are_lists_are_issues():
     body["model"], body["tools"][0]["name"] = ["m"], ["bash"]
     info = responses.decode_request(body)
     assert [(i.kind, i.message) for i in info.issues] == [
-        ("bad-field", "request model: a list, not text; left empty"),
-        ("bad-field", "tools[0] name: a list, not text; left empty"),
+        ("bad-field", f"request model: {A_LIST}, not text; left empty"),
+        ("bad-field", f"tools[0] name: {A_LIST}, not text; left empty"),
     ]
     assert len(info.tools) == len(before.tools) and len(info.inputs) == len(before.inputs)
 
@@ -298,7 +303,9 @@ def test_chat_request_function_name_that_is_a_list_is_an_issue():
     assert before.issues == [] and before.tools
     body["tools"][0]["function"]["name"] = {"a": 1}
     info = chat.decode_request(body)
-    assert [(i.kind, i.message) for i in info.issues] == [("bad-field", "tools[0] name: a dict, not text; left empty")]
+    assert [(i.kind, i.message) for i in info.issues] == [
+        ("bad-field", f"tools[0] name: {A_DICT}, not text; left empty")
+    ]
     assert len(info.tools) == len(before.tools)
 
 
@@ -337,7 +344,7 @@ def test_dsh_tool_call_id_that_is_an_object_is_a_problem_not_a_crash(tmp_path):
 
     cap = _load(tmp_path, "damaged.jsonl.zstd", _session(damage))
     rows = [m for k, m in _problems(cap) if k == "bad-field"]
-    assert len(rows) == 1 and "tool/call callId: a dict, not text" in rows[0]
+    assert len(rows) == 1 and f"tool/call callId: {A_DICT}, not text" in rows[0]
     exchanges, calls, events = _counts(cap)
     assert (exchanges, events) == _counts(whole)[::2]
     assert calls >= len(whole.calls)  # the logged call is kept (without its id)
@@ -370,7 +377,7 @@ def test_dsh_model_call_id_that_is_an_object_is_a_problem_not_a_crash(tmp_path):
         return False
 
     cap = _load(tmp_path, "damaged.jsonl.zstd", _session(damage))
-    assert any(k == "bad-field" and "assistant/message tool-call id: a list" in m for k, m in _problems(cap))
+    assert any(k == "bad-field" and f"assistant/message tool-call id: {A_LIST}" in m for k, m in _problems(cap))
     exchanges, calls, events = _counts(cap)
     assert (exchanges, events) == _counts(whole)[::2]
     assert calls >= len(whole.calls)  # no call is lost (the model's, without its id, no longer joins DSH's)
@@ -389,7 +396,7 @@ def test_dsh_finish_reason_that_is_deep_is_described_not_repeated():
         (4, '{"type":"step/end","data":{"turn":1,"step":1}}'),
     ]
     (step,) = [r for r in dsh_records.decode_lines("s", lines) if isinstance(r, Decoded)]
-    assert [i.message for i in step.issues if i.kind == "finish-reason"] == ["unknown finish reason a list"]
+    assert [i.message for i in step.issues if i.kind == "finish-reason"] == [f"unknown finish reason {A_LIST}"]
 
 
 def test_dsh_turn_of_400_digits_is_a_problem():
@@ -399,7 +406,7 @@ def test_dsh_turn_of_400_digits_is_a_problem():
     ]
     problems = [r for r in dsh_records.decode_lines("s", lines) if isinstance(r, Problem)]
     assert [(p.kind, p.message) for p in problems] == [
-        ("bad-field", "data.turn: an integer of 400 digits, not an integer; left empty")
+        ("bad-field", f"data.turn: {what_is_wrong(int(HUGE_INT))}, not an integer; left empty")
     ]
 
 
@@ -419,8 +426,8 @@ def test_chat_request_message_fields_of_the_wrong_type_are_issues():
     info = chat.decode_request(body)
     assert [(x.kind, x.message) for x in info.issues] == [
         ("request-body", f"message {i} `content` is a JSON number: not read"),
-        ("bad-field", f"message {len(body['messages']) - 1} tool_calls[0] id: a list, not text; left empty"),
-        ("bad-field", f"message {len(body['messages']) - 1} tool_calls[0] name: a dict, not text; left empty"),
+        ("bad-field", f"message {len(body['messages']) - 1} tool_calls[0] id: {A_LIST}, not text; left empty"),
+        ("bad-field", f"message {len(body['messages']) - 1} tool_calls[0] name: {A_DICT}, not text; left empty"),
     ]
     assert len(info.inputs) == len(before.inputs)  # the number is not read, the call's row is kept
 
@@ -432,8 +439,8 @@ def test_responses_request_function_call_item_of_the_wrong_type_is_an_issue():
     info = responses.decode_request(body)
     n = len(body["input"])
     assert [(x.kind, x.message) for x in info.issues] == [
-        ("bad-field", f"input[{n - 2}] name: a list, not text; left empty"),
-        ("bad-field", f"input[{n - 1}] call_id: an integer of 1 digits, not text; left empty"),
+        ("bad-field", f"input[{n - 2}] name: {A_LIST}, not text; left empty"),
+        ("bad-field", f"input[{n - 1}] call_id: {what_is_wrong(5)}, not text; left empty"),
     ]
     call, result = info.inputs[-2], info.inputs[-1]
     assert (call.item_type, call.call_id, call.name, call.text) == ("function_call", "call_1", None, "{}")
@@ -452,7 +459,7 @@ def test_chat_stream_finish_reason_that_is_a_list_is_a_problem(tmp_path):
             p["choices"][0]["finish_reason"] = ["tool_calls"]
 
     cap = _load(tmp_path, "damaged.sse", _sse("chat_call.sse", damage))
-    _one(cap, "bad-field", "choices[0] finish_reason", "a list")
+    _one(cap, "bad-field", "choices[0] finish_reason", A_LIST)
     assert len(cap.calls) == 1
 
 
@@ -475,3 +482,53 @@ def test_http_error_body_with_a_deep_message_is_a_problem_not_a_crash(tmp_path):
         "unsupported_image_input",
     )
     assert pd.isna(ex["error_message"])
+
+
+def test_dsh_tool_result_fields_of_the_wrong_type_are_problems(tmp_path):
+    """``isError`` that is text and a ``content`` that is an object were emptied without a word."""
+    whole = _load(tmp_path, "whole.jsonl.zstd", SESSION.read_bytes())
+
+    def damage(obj):
+        if obj.get("type") == "tool/result":
+            block = obj["data"]["message"]["content"][0]
+            block["isError"], block["content"] = "yes", {"type": "text", "text": "x"}
+            return True
+        return False
+
+    cap = _load(tmp_path, "damaged.jsonl.zstd", _session(damage))
+    rows = sorted(m for k, m in _problems(cap) if k == "bad-field")
+    assert len(rows) == 2, rows
+    assert "tool/result content: " + what_is_wrong({}) in rows[0]
+    assert "tool/result isError: " + what_is_wrong("yes") + ", not a boolean" in rows[1]
+    assert (len(cap.tool_results), _counts(cap)) == (len(whole.tool_results), _counts(whole))
+
+
+def test_dsh_packed_row_turn_of_400_digits_is_a_problem(tmp_path):
+    whole = _load(tmp_path, "whole.jsonl.zstd", SESSION.read_bytes())
+
+    def damage(obj):
+        if obj.get("type") == "tool-call-chunks":
+            obj["data"]["turn"] = raw(HUGE_INT)
+            return True
+        return False
+
+    cap = _load(tmp_path, "damaged.jsonl.zstd", _session(damage))
+    assert any(
+        k == "bad-field" and m == f"data.turn: {what_is_wrong(int(HUGE_INT))}, not an integer; left empty"
+        for k, m in _problems(cap)
+    )
+    assert len(cap.events) == len(whole.events) and len(cap.exchanges) == len(whole.exchanges)
+
+
+def test_dsh_tool_description_that_is_a_list_is_a_problem(tmp_path):
+    whole = _load(tmp_path, "whole.jsonl.zstd", SESSION.read_bytes())
+
+    def damage(obj):
+        if obj.get("type") == "request/header" and isinstance(obj["data"]["header"].get("tools"), list):
+            obj["data"]["header"]["tools"][0]["description"] = ["d"]
+            return True
+        return False
+
+    cap = _load(tmp_path, "damaged.jsonl.zstd", _session(damage))
+    assert any(k == "bad-field" and f"tools[0] description: {A_LIST}, not text" in m for k, m in _problems(cap))
+    assert len(cap.tools) == len(whole.tools) and _counts(cap) == _counts(whole)

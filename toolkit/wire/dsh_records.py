@@ -407,9 +407,9 @@ class SessionDecoder:
                 text_field(d.get("name"), f"{at} name", st.issues)
                 st.tool_calls[cid if cid is not None else f"#{len(st.tool_calls)}"] = d
             elif kind == TOOL_RESULT:
-                out.extend(self._tool_results(d, st.exchange_id, turn, step_no))
+                out.extend(self._tool_results(d, st.exchange_id, turn, step_no, line))
         elif kind == TOOL_RESULT:
-            out.extend(self._tool_results(d, None, turn, step_no))
+            out.extend(self._tool_results(d, None, turn, step_no, line))
         if kind in (USER_MESSAGE, TOOL_RESULT):
             self._enter_context(st, message_parts(kind, d))
 
@@ -433,6 +433,11 @@ class SessionDecoder:
         turn = d.get("turn") if _is_int(d.get("turn")) else None
         step_no = d.get("step") if _is_int(d.get("step")) else None
         key = (turn, step_no) if turn is not None and step_no is not None else self._open
+        odd = [
+            self._bad_field(line, f"data.{name}: {what_is_wrong(d[name])}, not an integer; left empty")
+            for name, kept in (("turn", turn), ("step", step_no))
+            if d.get(name) is not None and kept is None
+        ]
         # real logs: the test snapshots carry neither seq0 nor time0 on packed rows
         members, note = expand_packed(kind, d, seq0=obj.get("seq0"), time0=obj.get("time0"))
         st = self._step(key, line, members[0][1] if members else None) if key else None
@@ -442,7 +447,8 @@ class SessionDecoder:
             return [
                 Event(
                     self.source, f"line {line}", kind, None, None, turn, step_no, data, st.exchange_id if st else None
-                )
+                ),
+                *odd,
             ]
         out: list[Record] = []
         for k, (seq, time_ms, chunk) in enumerate(members):
@@ -467,7 +473,7 @@ class SessionDecoder:
                 self._on_chunk(st, chunk, line)
         if st is not None and note:
             st.issues.append(Issue(PACKED_CHUNKS, f"line {line}: {note}"))
-        return out
+        return out + odd
 
     # -- step content ----------------------------------------------------------------------------
 
@@ -584,23 +590,33 @@ class SessionDecoder:
         return out
 
     def _tool_results(
-        self, d: dict[str, Any], exchange_id: str | None, turn: int | None, step: int | None
-    ) -> list[ToolResult]:
+        self, d: dict[str, Any], exchange_id: str | None, turn: int | None, step: int | None, line: int
+    ) -> list[Record]:
+        """The results a ``tool/result`` holds; a field of the wrong type is a ``bad-field`` problem."""
         error: Any = d.get("error") if isinstance(d.get("error"), dict) else {}
-        out = []
+        unfit: list[Issue] = []
+        at = f"line {line}: tool/result"
+        name = text_field(error.get("name"), f"{at} error name", unfit)
+        code = text_field(error.get("code"), f"{at} error code", unfit)
+        out: list[Record] = []
         for call_id, is_error, content in tool_result_parts(d):
+            if is_error is not None and not isinstance(is_error, bool):
+                unfit.append(Issue(BAD_FIELD, f"{at} isError: {what_is_wrong(is_error)}, not a boolean; left empty"))
+            if content is not None and not isinstance(content, (str, list)):
+                unfit.append(Issue(BAD_FIELD, f"{at} content: {what_is_wrong(content)}, not text or a list; not read"))
             out.append(
                 ToolResult(
                     exchange_id,
-                    split_call_id(call_id)[0],
+                    text_field(split_call_id(call_id)[0] if type(call_id) is str else call_id, f"{at} call id", unfit),
                     is_error if isinstance(is_error, bool) else None,
                     content_text(content),
-                    _str(error.get("name")),
-                    _str(error.get("code")),
+                    name,
+                    code,
                     turn,
                     step,
                 )
             )
+        out += [self._bad_field(line, i.message, exchange_id) for i in unfit]
         return out
 
     def _on_request_header(self, d: dict[str, Any], line: int) -> None:
@@ -624,8 +640,10 @@ class SessionDecoder:
                 Issue(REQUEST_BODY, f"request/header at line {line} has tools as a JSON {json_kind(tools)}")
             )
         for i, t in enumerate(tools if isinstance(tools, list) else ()):
-            if isinstance(t, dict) and t.get("name") is not None:
-                text_field(t["name"], f"request/header at line {line}: tools[{i}] name", self._pending_issues)
+            if isinstance(t, dict):
+                for k in ("name", "description"):
+                    if t.get(k) is not None:
+                        text_field(t[k], f"request/header at line {line}: tools[{i}] {k}", self._pending_issues)
         for k in ("model", "provider", "api"):
             if self._config.get(k) is not None:
                 text_field(self._config[k], f"request/header at line {line}: config {k}", self._pending_issues)

@@ -79,7 +79,7 @@ def _read(path: Path, original: str, entry: int, kind: str, words: str):
             0,
             ["request", "headers", 2, "value"],
             DEEP_OBJECT,
-            "request header 'accept': value is a dict, not text",
+            "request header 'accept': value is an object, not text",
             id="har:12-request-header-deep-object",
         ),
         pytest.param(
@@ -87,7 +87,7 @@ def _read(path: Path, original: str, entry: int, kind: str, words: str):
             0,
             ["response", "headers", 0, "value"],
             DEEP_OBJECT,
-            "response header 'content-type': value is a dict, not text",
+            "response header 'content-type': value is an object, not text",
             id="har:48-response-header-deep-object",
         ),
         pytest.param(
@@ -95,7 +95,7 @@ def _read(path: Path, original: str, entry: int, kind: str, words: str):
             0,
             ["request", "headers", 12, "value"],
             DEEP_ARRAY,
-            "value is a list, not text",
+            "value is an array, not text",
             id="har:165-request-header-deep-array",
         ),
         pytest.param(
@@ -103,7 +103,7 @@ def _read(path: Path, original: str, entry: int, kind: str, words: str):
             1,
             ["response", "headers", 0, "value"],
             DEEP_OBJECT,
-            "value is a dict, not text",
+            "value is an object, not text",
             id="har:570-response-header-deep-object",
         ),
     ],
@@ -128,7 +128,7 @@ def test_a_response_that_is_a_number_is_a_problem_and_the_request_is_kept(tmp_pa
 def test_a_response_that_is_a_deep_array_is_a_problem_and_the_request_is_kept(tmp_path):
     original = "data/after-fix/capture.har"  # har:426
     path = _damaged(tmp_path, original, 0, ["response"], DEEP_ARRAY)
-    mine, before = _read(path, original, 0, "bad-field", "response: a list, not an object")
+    mine, before = _read(path, original, 0, "bad-field", "response: an array, not an object")
     assert (before["calls"], mine["calls"]) == (1, 0)
     assert mine["tools"] == before["tools"] > 0
 
@@ -155,7 +155,7 @@ def test_a_request_that_is_a_deep_object_names_the_fields_it_lacks_and_the_respo
 def test_a_request_of_another_type_beside_a_response_keeps_the_response(tmp_path):
     original = "data/after-fix/capture.har"
     path = _damaged(tmp_path, original, 0, ["request"], DEEP_ARRAY)
-    mine, before = _read(path, original, 0, "bad-field", "request: a list, not an object")
+    mine, before = _read(path, original, 0, "bad-field", "request: an array, not an object")
     assert (mine["exchanges"], mine["calls"], mine["tools"]) == (1, before["calls"], 0)
 
 
@@ -169,29 +169,29 @@ ORIGINAL = "data/after-fix/capture.har"
     [
         (["request", "postData"], DEEP_OBJECT, "request postData: no text, params, size or comment"),
         (["request", "postData"], "null", "request postData: null, not an object"),
-        (["request", "postData", "mimeType"], DEEP_OBJECT, "request postData mimeType: a dict, not text"),
+        (["request", "postData", "mimeType"], DEEP_OBJECT, "request postData mimeType: an object, not text"),
         (["response", "content"], DEEP_OBJECT, "response content: no text, size or comment"),
         (["response", "content"], "{}", "response content: no text, size or comment"),
         (["response", "content", "mimeType"], "7", "response content mimeType: an integer of 1 digits, not text"),
-        (["response", "content", "size"], DEEP_ARRAY, "response body size: a list, not a number of bytes"),
-        (["response", "content", "encoding"], DEEP_OBJECT, "response body encoding: a dict, not text"),
-        (["request", "headers"], DEEP_ARRAY, "request header 0: a list, not a name and a value"),
+        (["response", "content", "size"], DEEP_ARRAY, "response body size: an array, not a number of bytes"),
+        (["response", "content", "encoding"], DEEP_OBJECT, "response body encoding: an object, not text"),
+        (["request", "headers"], DEEP_ARRAY, "request header 0: an array, not a name and a value"),
         (["request", "headers", 0], "7", "request header 0: an integer of 1 digits, not a name and a value"),
-        (["request", "headers", 0, "name"], DEEP_OBJECT, "request header 0: name is a dict, not text"),
-        (["response", "headers", 0, "value"], "true", "value is a bool, not text"),
+        (["request", "headers", 0, "name"], DEEP_OBJECT, "request header 0: name is an object, not text"),
+        (["response", "headers", 0, "value"], "true", "value is the boolean true, not text"),
         (["response", "headers", 0, "value"], "-1e400", "value is the number -inf, not text"),
         (["request", "url"], "null", "url: null, not text"),
         (["request", "url"], '"http://[::1/v1/responses"', "url: not a URL (Invalid IPv6 URL)"),
-        (["request", "method"], DEEP_ARRAY, "method: a list, not text"),
+        (["request", "method"], DEEP_ARRAY, "method: an array, not text"),
         (["request", "bodySize"], '"12"', "request bodySize: the text '12', not a number of bytes"),
         (["response", "status"], "null", "status: null, not an integer"),
         (["response", "status"], '"200"', "status: the text '200', not an integer"),
-        (["response", "status"], "true", "status: a bool, not an integer"),
+        (["response", "status"], "true", "status: the boolean true, not an integer"),
         (["response", "status"], "1" + "0" * 400, "status: an integer of 401 digits, not an integer"),
         (["startedDateTime"], "null", "startedDateTime: null, not text"),
         (["startedDateTime"], json.dumps("x" * 5000), "startedDateTime 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'..."),
         (["startedDateTime"], '"0001-01-01T00:00:00+05:00"', "outside the times a timestamp holds"),
-        (["time"], DEEP_OBJECT, "time: a dict, not a number of milliseconds"),
+        (["time"], DEEP_OBJECT, "time: an object, not a number of milliseconds"),
     ],
     ids=lambda v: v if isinstance(v, str) and len(v) < 60 else None,
 )
@@ -222,7 +222,7 @@ def test_many_bad_headers_are_one_problem_row(tmp_path):
     path.write_text(json.dumps(doc), "utf-8")
     cap = load_capture(path)
     assert cap.problems.message.tolist() == [
-        "request header 'x-0': value is a dict, not text; left out, with 4999 more that are not a name and a text value"
+        "request header 'x-0': value is an object, not text; left out, with 4999 more that are not a name and a text value"
     ]
     assert len(cap.headers) == len(load_capture(ROOT / ORIGINAL).headers)
 

@@ -23,6 +23,7 @@ __all__ = [
     "CALL_ARGUMENTS",
     "CALL_NOT_DISPATCHED",
     "DECODER",
+    "ENTRY_PLACE",
     "FINISH_REASON",
     "FLOW_ERROR",
     "GATEWAY_FAILURE",
@@ -55,6 +56,7 @@ __all__ = [
     "Problem",
     "Tool",
     "ToolResult",
+    "names_entry",
 ]
 
 # Small vocabularies, fixed so that filters and plots are predictable.

@@ -79,4 +79,7 @@ def what_is_wrong(v: Any) -> str:
         return "text with a lone surrogate" if has_surrogate(v) else f"the text {v[:40]!r}"
     if isinstance(v, (bytes, bytearray)):
         return f"the bytes {bytes(v[:40])!r}"
-    return f"a {type(v).__name__}"
+    if isinstance(v, bool) or v is None:
+        return "null" if v is None else f"the boolean {str(v).lower()}"
+    # the JSON names of what a file holds (an object, not a dict), never the value itself: it may be 1,000 deep
+    return {dict: "an object", list: "an array"}.get(type(v), f"a {type(v).__name__}")

@@ -532,3 +532,16 @@ def test_dsh_tool_description_that_is_a_list_is_a_problem(tmp_path):
     cap = _load(tmp_path, "damaged.jsonl.zstd", _session(damage))
     assert any(k == "bad-field" and f"tools[0] description: {A_LIST}, not text" in m for k, m in _problems(cap))
     assert len(cap.tools) == len(whole.tools) and _counts(cap) == _counts(whole)
+
+
+def test_request_content_part_text_that_is_not_text_is_an_issue():
+    """A content part whose ``text`` is a number was read as a part without text, without a word."""
+    body = json.loads((WIRE / "responses_request.json").read_text())
+    i = next(n for n, item in enumerate(body["input"]) if isinstance(item.get("content"), list) and item["content"])
+    before = responses.decode_request(body)
+    body["input"][i]["content"][0]["text"] = raw(HUGE_FLOAT)
+    info = responses.decode_request(json.loads(dumps(body)))
+    assert [(x.kind, x.message) for x in info.issues] == [
+        ("bad-field", f"item {i} part 0 text: {what_is_wrong(float('inf'))}, not text; left empty")
+    ]
+    assert len(info.inputs) == len(before.inputs)

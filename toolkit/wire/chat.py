@@ -92,7 +92,7 @@ def _message(i: int, msg: Any, info: RequestInfo) -> None:
     if isinstance(content, str):
         rows.append(text_part(i, 0, role, itype, "text", content, call_id=cid))
     elif isinstance(content, list):
-        rows += [content_part(i, j, role, itype, p, call_id=cid) for j, p in enumerate(content)]
+        rows += [content_part(i, j, role, itype, p, call_id=cid, issues=issues) for j, p in enumerate(content)]
     elif content is not None:  # its text cannot be read: say so, or the message vanishes without a word
         issues.append(Issue(REQUEST_BODY, f"message {i} `content` is a JSON {json_kind(content)}: not read"))
     calls = msg.get("tool_calls")

@@ -153,13 +153,26 @@ def data_url_info(url: Any) -> tuple[str | None, int | None]:
 
 
 def content_part(
-    item_index: int, part_index: int, role: str | None, item_type: str, part: Any, *, call_id: str | None = None
+    item_index: int,
+    part_index: int,
+    role: str | None,
+    item_type: str,
+    part: Any,
+    *,
+    call_id: str | None = None,
+    issues: list[Issue] | None = None,
 ) -> InputPart:
-    """One content part of either API (input_text/input_image/input_file, text/image_url/file)."""
+    """One content part of either API (input_text/input_image/input_file, text/image_url/file); with
+    ``issues``, a part's text or type of the wrong type is reported there."""
     if type(part) is dict and "text" in part:  # nearly every part: built in one step
         ptype = part.get("type")
         text = part["text"]
-        text = text if isinstance(text, str) else None
+        if type(text) is not str:
+            if issues is not None and text is not None:
+                text_field(text, f"item {item_index} part {part_index} text", issues)
+            text = None
+        if issues is not None and ptype is not None and type(ptype) is not str:
+            text_field(ptype, f"item {item_index} part {part_index} type", issues)
         return InputPart(
             item_index,
             part_index,
@@ -177,6 +190,8 @@ def content_part(
         row.part_type, row.text = "text", part
     elif isinstance(part, dict):
         ptype = row.part_type = _str(part.get("type")) or "unknown"
+        if issues is not None and part.get("type") is not None and ptype == "unknown":
+            text_field(part["type"], f"item {item_index} part {part_index} type", issues)
         if "text" in part or ptype == "refusal":
             row.text = _str(part.get("text", part.get("refusal")))
         elif ptype == "input_image":
@@ -319,7 +334,9 @@ def decode_request(body: Any) -> RequestInfo:
                         rows.append(InputPart(i, 0, role, "message", ptype, None, None, content, dropped))
                         continue
                     if isinstance(content, list):
-                        rows += [content_part(i, j, role, "message", p) for j, p in enumerate(content)]
+                        rows += [
+                            content_part(i, j, role, "message", p, issues=info.issues) for j, p in enumerate(content)
+                        ]
                         continue
             elif "role" not in item:
                 if itype == "function_call":  # a finished call the client sends back
@@ -379,7 +396,7 @@ def _input_item(i: int, item: Any, info: RequestInfo) -> None:
             default = "output_text" if role == "assistant" else "input_text"
             rows.append(InputPart(i, 0, role, itype, default, text=content, image_dropped=has_placeholder(content)))
         elif isinstance(content, list):
-            rows += [content_part(i, j, role, itype, p) for j, p in enumerate(content)]
+            rows += [content_part(i, j, role, itype, p, issues=issues) for j, p in enumerate(content)]
         elif content is not None:  # its text cannot be read: say so, or the message vanishes without a word
             issues.append(Issue(REQUEST_BODY, f"{what} `content` is a JSON {json_kind(content)}: not read"))
     elif itype == "function_call":
@@ -402,7 +419,7 @@ def _input_item(i: int, item: Any, info: RequestInfo) -> None:
         if out is not None and not isinstance(out, (str, list)):
             issues.append(Issue(REQUEST_BODY, f"{what} `output` is a JSON {json_kind(out)}: not read"))
         if isinstance(out, list):
-            rows += [content_part(i, j, role, itype, p, call_id=cid) for j, p in enumerate(out)]
+            rows += [content_part(i, j, role, itype, p, call_id=cid, issues=issues) for j, p in enumerate(out)]
         else:
             text = out if isinstance(out, str) else None
             rows.append(

@@ -65,3 +65,24 @@ def test_license_is_an_spdx_expression_with_its_files():
     assert project["license-files"] and all(list(REPO.glob(g)) for g in project["license-files"])
     [setuptools] = [Requirement(r) for r in meta["build-system"]["requires"] if r.startswith("setuptools")]
     assert not setuptools.specifier.contains("76.9") and setuptools.specifier.contains("77.0.3")
+
+
+def test_every_data_file_of_the_package_is_package_data():
+    """A file under toolkit/ that is not Python ships in the wheel only if a package-data glob names it (the triage
+    rules moved into a folder: an installed toolkit without them would have no rules at all)."""
+    import fnmatch
+
+    meta = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    globs = meta["tool"]["setuptools"]["package-data"]["toolkit"]
+    pkg = REPO / "toolkit"
+    data = [
+        p.relative_to(pkg).as_posix()
+        for p in pkg.rglob("*")
+        if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts
+    ]
+
+    def shipped(path: str, glob: str) -> bool:  # setuptools' glob: a "*" never crosses a "/"
+        parts, pattern = path.split("/"), glob.split("/")
+        return len(parts) == len(pattern) and all(fnmatch.fnmatch(a, b) for a, b in zip(parts, pattern, strict=True))
+
+    assert data and [d for d in data if not any(shipped(d, g) for g in globs)] == []

@@ -18,7 +18,7 @@ from toolkit.knowledge import pi_ai_tools
 from toolkit.knowledge.pi_ai_tools import PiAiRefusal
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-RULES_FILE = Path(triage.__file__).parents[1] / "knowledge" / triage.RULES_RESOURCE
+RULES_DIR = Path(triage.__file__).parents[1] / "knowledge" / triage.RULES_RESOURCE
 
 SAME_MODE = 'Error: sandbox escalation to "danger-full-access" is not strictly wider than this call\'s current "danger-full-access" mode'
 BAD_FRAME = "byte 1423: invalid JSON at char 17: Expecting ',' delimiter"
@@ -30,7 +30,8 @@ def _classify(example, rules=None) -> triage.Classification:
 
 
 def _raw_rules() -> list[dict]:
-    return yaml.safe_load(RULES_FILE.read_text(encoding="utf-8"))
+    """Every rule as written, read here with PyYAML from the folder's files in name order."""
+    return [r for f in sorted(RULES_DIR.glob("*.yaml")) for r in yaml.safe_load(f.read_text(encoding="utf-8")) or []]
 
 
 def _packaged_ids() -> list[str]:
@@ -42,7 +43,7 @@ def _packaged_ids() -> list[str]:
 PACKAGED = {r.id: r for r in triage.load_rules()}
 ADD_EXAMPLES = (
     "add `examples:` (real full texts the rule must catch: a message, or a mapping of message/error_code/status) "
-    "and `counterexamples:` (near misses it must not catch) to the rule in toolkit/knowledge/triage_rules.yaml"
+    "and `counterexamples:` (near misses it must not catch) to the rule in toolkit/knowledge/triage_rules/"
 )
 
 
@@ -180,7 +181,7 @@ def test_packaged_rules_load_through_package_data():
 
 
 def test_template_rules_reuse_the_knowledge_texts():
-    raw = {r["id"]: r for r in yaml.safe_load(RULES_FILE.read_text(encoding="utf-8"))}
+    raw = {r["id"]: r for r in _raw_rules()}
     assert raw["dsh-read-image-undeclared"]["template"] == "dsh_images.read_image_refusal"
     assert raw["dsh-missing-credential"]["template"] == "dsh_settings.missing_credential"
     rule = next(r for r in triage.load_rules() if r.id == "dsh-missing-credential")

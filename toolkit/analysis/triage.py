@@ -1,7 +1,7 @@
 """Error triage: an error message → the layer it belongs to, what it means and the fix.
 
-The rules live in package data (``toolkit/knowledge/triage_rules.yaml``), ordered specific before
-general; the first rule that matches wins and a message no rule matches stays ``unknown`` (the
+The rules live in package data (``toolkit/knowledge/triage_rules/``, one YAML file per family of texts, read in
+the order of their names), ordered specific before general; the first rule that matches wins and a message no rule matches stays ``unknown`` (the
 layer is never guessed). Rules whose text already lives in ``toolkit.knowledge`` name it with
 ``template:`` instead of restating it, and the regex is built from the formatter itself.
 
@@ -45,7 +45,7 @@ ERROR_LAYERS = ("config-capability", "serialization-protocol", "runtime-policy",
 UNKNOWN = "unknown"
 FIELDS = ("message", "error_code", "status")
 KINDS = ("http", "stream", "tool-result", "tool-output", "problem")  # tool-output: an error sent back to the model
-RULES_RESOURCE = "triage_rules.yaml"
+RULES_RESOURCE = "triage_rules"  # a folder of package data: NN-family.yaml, read in name order
 
 _REQUIRED = ("id", "layer", "explain", "fix", "source")
 _OPTIONAL = ("match", "template", "args", "until", "fields", "examples", "counterexamples")
@@ -195,10 +195,24 @@ def load_rules(extra=None) -> list[Rule]:
     return user + [r for r in packaged if r.id not in overridden]
 
 
+def rule_files() -> list[tuple[str, str]]:
+    """The packaged rule files as ``(name, text)``, in the order their rules are tried (by file name)."""
+    folder = resources.files(_KNOWLEDGE).joinpath(RULES_RESOURCE)
+    files = sorted((f for f in folder.iterdir() if f.name.endswith(".yaml")), key=lambda f: f.name)
+    return [(f"{RULES_RESOURCE}/{f.name}", f.read_text(encoding="utf-8")) for f in files]
+
+
 @lru_cache(maxsize=1)
 def _packaged_rules() -> tuple[Rule, ...]:
-    text = resources.files(_KNOWLEDGE).joinpath(RULES_RESOURCE).read_text(encoding="utf-8")
-    return tuple(_compile_all(_parse_yaml(text, RULES_RESOURCE), origin=RULES_RESOURCE))
+    rules: list[Rule] = []
+    first: dict[str, str] = {}
+    for name, text in rule_files():
+        for rule in _compile_all(_parse_yaml(text, name), origin=name):
+            if rule.id in first:
+                raise RuleError(f"{name}: rule {rule.id!r}: duplicate id {rule.id!r} (first in {first[rule.id]})")
+            first[rule.id] = name
+            rules.append(rule)
+    return tuple(rules)
 
 
 def _origin(extra) -> str:
@@ -1048,5 +1062,6 @@ __all__ = [
     "errors",
     "fragments",
     "load_rules",
+    "rule_files",
     "templates",
 ]

@@ -82,4 +82,6 @@ def what_is_wrong(v: Any) -> str:
     if isinstance(v, bool) or v is None:
         return "null" if v is None else f"the boolean {str(v).lower()}"
     # the JSON names of what a file holds (an object, not a dict), never the value itself: it may be 1,000 deep
-    return {dict: "an object", list: "an array"}.get(type(v), f"a {type(v).__name__}")
+    if isinstance(v, dict):
+        return "an object"
+    return "an array" if isinstance(v, list) else f"a {type(v).__name__}"

@@ -1,7 +1,7 @@
 """Triage's own sentences (``toolkit.analysis.triage``): what ``classify`` says when no rule, or more than
 one rule, could have produced a message.
 
-A rule's ``explain`` and ``fix`` are data of the rule table (``triage_rules.yaml``), and the error texts
+A rule's ``explain`` and ``fix`` are data of the rule table (``triage_rules/``), and the error texts
 and rule ids are shown as they are in every language.
 """
 

@@ -48,7 +48,7 @@ KINDS = ("http", "stream", "tool-result", "tool-output", "problem")  # tool-outp
 RULES_RESOURCE = "triage_rules"  # a folder of package data: NN-family.yaml, read in name order
 
 _REQUIRED = ("id", "layer", "explain", "fix", "source")
-_OPTIONAL = ("match", "template", "args", "until", "fields", "examples", "counterexamples")
+_OPTIONAL = ("match", "template", "args", "until", "fields", "examples", "counterexamples", "why")
 EXAMPLE_KEYS = ("examples", "counterexamples")  # real texts a rule must catch, and near misses it must not
 _KNOWLEDGE = "toolkit.knowledge"
 

@@ -46,17 +46,17 @@ CASES = [
     ),
     (
         "root-combinator",
-        {"anyOf": [OK, {"type": "string"}]},
+        {**OK, "anyOf": [OK, {"type": "string"}]},
         OK,
         "Invalid schema for function 'manage_memory': schema must have type 'object' and not have "
-        "'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level.",
+        "'oneOf'/'anyOf'/'allOf'/'enum'/'const'/'not' at the top level.",
     ),
     (
         "root-type",
         {"type": None, "properties": {}},
         obj({}),
         "Invalid schema for function 'manage_memory': schema must be a JSON Schema of 'type: \"object\"', got "
-        "'type: null'.",
+        "'type: \"None\"'.",
     ),
     (
         "object-missing-properties",
@@ -86,7 +86,7 @@ CASES = [
         "required-type",
         {"type": "object", "properties": {}, "required": None, "additionalProperties": False},
         obj({}),
-        "Invalid schema for function 'manage_memory': null is not of type \"array\"",
+        "Invalid schema for function 'manage_memory': None is not of type 'array'.",
     ),
     (
         "unsupported-keyword",
@@ -239,3 +239,101 @@ def test_the_frame_is_declared_and_keeps_its_dtypes(dsh_capture):
 def test_before_fix_capture():
     df = strict_verdicts(toolkit.load_capture("data/before-fix/capture.har"))
     assert list(df["tool"]) == ["bash", "read_image"] and not df["openai_accepts"].any()
+
+
+# §1 of issue 28: each gap, from a public report (URL, date); the full cases are in tests/corpus/openai_strict.
+
+
+def test_one_of_is_refused_where_any_of_is_walked_and_a_defs_entry_is_its_own_context():
+    # livekit/agents #5302 (2026-04-01): a discriminated union in $defs got "In context=(), 'oneOf' is not permitted."
+    car = obj({"vehicle": {"type": "string", "const": "Car"}})
+    defs = {"Car": car, "CarOrBike": {"oneOf": [{"$ref": "#/$defs/Car"}]}}
+    v = first({**obj({"vehicle": {"$ref": "#/$defs/CarOrBike"}}), "$defs": defs})
+    assert (v.rule, v.context, v.path) == ("unsupported-keyword", "()", "$.$defs.CarOrBike")
+    assert v.message == "Invalid schema for function 'f': In context=(), 'oneOf' is not permitted."
+    any_of = {**defs, "CarOrBike": {"anyOf": [{"$ref": "#/$defs/Car"}]}}  # "this version works"
+    assert check({**obj({"vehicle": {"$ref": "#/$defs/CarOrBike"}}), "$defs": any_of}, name="f") == []
+
+
+def test_keywords_beside_a_ref_are_refused_in_the_context_form_without_in():
+    # community.openai.com/t/1374904: a description next to a $ref; the same node wrapped in anyOf is accepted
+    foo = obj({"id": {"type": "string"}})
+    bad = {**obj({"foo": {"$ref": "#/$defs/Foo", "description": "A Foo object."}}), "$defs": {"Foo": foo}}
+    v = check(bad, name="json_schema", surface="response_format")[0]
+    assert v.message == (
+        "Invalid schema for response_format 'json_schema': context=('properties', 'foo'), $ref cannot have "
+        "keywords {'description'}."
+    )
+    wrapped = {
+        **obj({"foo": {"anyOf": [{"$ref": "#/$defs/Foo"}], "description": "A Foo object."}}),
+        "$defs": {"Foo": foo},
+    }
+    assert check(wrapped, name="json_schema", surface="response_format") == []
+
+
+def test_a_root_combinator_without_type_reports_the_root_type_first():
+    # openai-node #1092 (2024-09-21) and vercel/ai #7005 (2025-07-02): a root without type is 'type: "None"'
+    v = first({"anyOf": [OK]}, "query")
+    assert v.rule == "root-type"
+    assert v.message.endswith("got 'type: \"None\"'.")
+    assert first({"type": "string"}).message.endswith("got 'type: \"string\"'.")  # openai-node #1597 (2025-07-24)
+
+
+def test_the_root_combinator_text_is_dated_and_the_verdict_names_its_period():
+    # 'const' joined the list: microsoft/vscode #307515 (2026-04-02) without it, cc-switch #6918 (2026-08-28) with it
+    rule = RULES["root-combinator"]
+    assert [label for label, _ in rule.dated] == ["until 2026-04", "since 2026-08"]
+    assert rule.template == rule.dated[-1][1]
+    schema = {**OK, "oneOf": [OK]}
+    old, new = check(schema, name="f", date="2026-04-02")[0], check(schema, name="f", date="2026-08-28")[0]
+    assert (old.period, new.period) == ("until 2026-04", "since 2026-08")
+    assert "'enum'/'not'" in old.message and "'enum'/'const'/'not'" in new.message
+    assert check(schema, name="f")[0].message == new.message  # no date: today's wording
+    assert check(schema, name="f", date="2026-06-15")[0].period == "until 2026-04"  # a gap keeps the last seen
+
+
+def test_array_items_parameters_type_and_required_null_are_refused_even_without_strict():
+    # sigoden/aichat #1049 (2024-12-11), maltekuhr/laravel-gpt #8 (2024-03-13), yomorun/yomo #860 (2024-07-17)
+    paths = {"type": "object", "properties": {"paths": {"type": "array"}}, "required": ["paths"]}
+    v = check(paths, name="read", strict=False)
+    assert [x.message for x in v] == [
+        "Invalid schema for function 'read': In context=('properties', 'paths'), array schema missing items."
+    ]
+    assert (
+        check([], name="k", strict=False)[0].message == "Invalid schema for function 'k': [] is not of type 'object'."
+    )
+    null = {"type": "object", "properties": {}, "required": None}
+    assert check(null, name="ai-sfn", strict=False)[0].message == (
+        "Invalid schema for function 'ai-sfn': None is not of type 'array'."
+    )
+    assert (
+        check(
+            {**paths, "properties": {"paths": {"type": "array", "items": {"type": "string"}}}},
+            name="read",
+            strict=False,
+        )
+        == []
+    )
+
+
+def test_a_function_without_parameters_is_read_as_an_empty_object():
+    # inngest/agent-kit #66 (2025-02-13): a strict tool with no parameters is asked for additionalProperties
+    assert first(None, "done").message == (
+        "Invalid schema for function 'done': In context=(), 'additionalProperties' is required to be supplied and to "
+        "be false."
+    )
+    assert check(None, name="done", strict=False) == []
+    assert strict_verdict({"name": "done"}).first.rule == "additional-properties"
+    assert strict_verdict({"type": "function", "function": {"name": "done"}}).first.rule == "additional-properties"
+
+
+def test_what_openai_accepts_is_not_refused():
+    # openai-python tests/lib/chat/test_completions.py, recorded against the live API (2024-09-26): $defs/$ref,
+    # anyOf of references, a non-null default; and the guide's formats
+    condition = obj({"value": {"anyOf": [{"type": "string"}, {"type": "integer"}, {"$ref": "#/$defs/Dyn"}]}})
+    schema = {
+        **obj({"c": {"$ref": "#/$defs/Condition"}, "units": {"type": "string", "enum": ["c", "f"], "default": "c"}}),
+        "$defs": {"Condition": condition, "Dyn": obj({"column_name": {"type": "string"}})},
+    }
+    assert check(schema, name="f") == []
+    assert check(obj({f: {"type": "string", "format": f} for f in ("date-time", "email", "uuid")}), name="f") == []

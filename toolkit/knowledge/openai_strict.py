@@ -9,7 +9,6 @@ violation says so (``exact`` false) instead of inventing one.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -52,21 +51,82 @@ class Rule:
     source: str  # where the rule is stated (documentation or reference section)
     report: str  # where the exact text was reported
     exact: bool  # False: no report gives this text; the template is the documented rule, worded by us
+    #: Each dated version of the text, oldest first: (period label, template), the label "until YYYY-MM" or
+    #: "since YYYY-MM" (the month of the last or first report of that wording). Empty: one wording is known,
+    #: ``template``. Otherwise ``template`` is the newest wording (the last entry).
+    dated: tuple[tuple[str, str], ...] = ()
+    #: False: OpenAI refuses this even when the tool is not strict (the schema check every tool gets).
+    strict_only: bool = True
 
+    def text_for(self, date: str | None) -> tuple[str | None, str]:
+        """(period label, template) of the wording OpenAI used on ``date`` (``YYYY-MM-DD``; None: today's).
+
+        A date between two periods (no report in that gap) gets the older wording, the last one seen before it.
+        """
+        if not self.dated:
+            return None, self.template
+        if date is None:
+            return self.dated[-1]
+        month = date[:7]
+        for label, template in self.dated:
+            kind, bound = label.split(" ", 1)
+            if (kind == "until" and month <= bound) or (kind == "since" and month >= bound):
+                return label, template
+        earlier = [d for d in self.dated if d[0].split(" ", 1)[1] < month]
+        return earlier[-1] if earlier else self.dated[0]
+
+
+_ROOT_OLD = "schema must have type 'object' and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level."
+_ROOT_NEW = "schema must have type 'object' and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'const'/'not' at the top level."
 
 _R = [
     Rule(
-        "root-combinator",
-        "schema must have type 'object' and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level.",
-        f"{DOCS} (root must be an object, not anyOf); {FIELD} F25",
-        "https://github.com/openai/codex/issues/26993",
+        "parameters-type",
+        "{value} is not of type 'object'.",
+        "the function's parameters must be a JSON object (a JSON Schema); refused even without strict",
+        "https://github.com/maltekuhr/laravel-gpt/issues/8 (2024-03-13, `[] is not of type 'object'.`; the place of "
+        "`[] is not of type 'object', 'boolean'.` in FoundationAgents/OpenManus #1162 is not known)",
         True,
+        strict_only=False,
     ),
     Rule(
         "root-type",
-        "schema must be a JSON Schema of 'type: \"object\"', got 'type: {got}'.",
-        f"{DOCS}; {FIELD} F26",
-        "https://github.com/farion1231/cc-switch/issues/4901 (got 'type: null'; other values rendered as JSON)",
+        "schema must be a JSON Schema of 'type: \"object\"', got 'type: \"{got}\"'.",
+        f"{DOCS}; {FIELD} F26; refused even without strict (a root anyOf/oneOf without type gets this first)",
+        "https://github.com/openai/openai-node/issues/1092 (2024-09-21), https://github.com/vercel/ai/issues/7005 "
+        "(2025-07-02), https://github.com/openai/openai-node/issues/1597 (2025-07-24, 'type: \"string\"'): Python's "
+        "str of the root type, 'None' when it has none. 'type: null' is DeepSeek's copy of the text "
+        "(farion1231/cc-switch #4783, 2026-06-29), not an OpenAI wording",
+        True,
+        strict_only=False,
+    ),
+    Rule(
+        "root-combinator",
+        _ROOT_NEW,
+        f"{DOCS} (root must be an object, not anyOf); {FIELD} F25; refused even without strict",
+        "https://github.com/openai/codex/issues/26993, https://github.com/microsoft/vscode/issues/307515 (2026-04-02); "
+        "with 'const': https://github.com/farion1231/cc-switch/issues/6918 (2026-08-28)",
+        True,
+        dated=(("until 2026-04", _ROOT_OLD), ("since 2026-08", _ROOT_NEW)),
+        strict_only=False,
+    ),
+    Rule(
+        "ref-siblings",
+        "context={context}, $ref cannot have keywords {names}.",
+        f"{DOCS} ($ref to $defs supported; a $ref carries nothing beside it)",
+        "https://github.com/camel-ai/camel/issues/3001 (2025-08-10, `$ref cannot have keywords {'description'}.`); "
+        'the context form without "In" quoted from a response_format 400 in a public repository '
+        "(`context=('properties', 'mode'), $ref cannot have keywords {'description'}.`)",
+        True,
+    ),
+    Rule(
+        "unsupported-keyword",
+        "In context={context}, '{key}' is not permitted.",
+        f"{DOCS} (unsupported keywords: allOf, not, dependentRequired, dependentSchemas, if, then, else; oneOf is "
+        "not in the supported list)",
+        "https://github.com/livekit/agents/issues/5302 (2026-04-01, `In context=(), 'oneOf' is not permitted.` for a "
+        "oneOf in $defs); https://github.com/openai/openai-agents-python/pull/1884 (2025-10-11); uniqueItems in a "
+        "Codex output-schema gate",
         True,
     ),
     Rule(
@@ -77,17 +137,11 @@ _R = [
         True,
     ),
     Rule(
-        "unsupported-keyword",
-        "In context={context}, '{key}' is not permitted.",
-        f"{DOCS} (unsupported keywords: allOf, not, dependentRequired, dependentSchemas, if, then, else)",
-        "reported for uniqueItems (\"'uniqueItems' is not permitted\"); the context= prefix is inferred",
-        False,
-    ),
-    Rule(
         "format",
         "In context={context}, '{value}' is not a valid format.",
         f"{DOCS} (supported formats)",
-        "https://github.com/can1357/oh-my-pi/issues/206",
+        "https://github.com/can1357/oh-my-pi/issues/206, https://github.com/cyanheads/git-mcp-server/issues/47 "
+        "(2026-05-06)",
         True,
     ),
     Rule(
@@ -96,6 +150,15 @@ _R = [
         f"{FIELD} F28",
         "https://github.com/raine/claude-code-proxy/issues/142 (checked here with Python's re, not OpenAI's engine)",
         True,
+    ),
+    Rule(
+        "array-items",
+        "In context={context}, array schema missing items.",
+        "an array schema must say what its items are; refused even without strict",
+        "https://github.com/sigoden/aichat/pull/1049 (2024-12-11), https://github.com/mark3labs/mcphost/issues/35, "
+        "https://github.com/modelscope/ms-agent/pull/610, https://github.com/gumloop/guMCP/pull/136",
+        True,
+        strict_only=False,
     ),
     Rule(
         "object-missing-properties",
@@ -108,15 +171,19 @@ _R = [
         "additional-properties",
         "In context={context}, 'additionalProperties' is required to be supplied and to be false.",
         f"{DOCS} (additionalProperties: false must always be set in objects); {FIELD} F17",
-        "https://github.com/letta-ai/letta/issues/3137, https://github.com/openai/codex/issues/7758",
+        "https://github.com/letta-ai/letta/issues/3137, https://github.com/openai/codex/issues/7758; a strict tool "
+        "without parameters: https://github.com/inngest/agent-kit/pull/66 (2025-02-13)",
         True,
     ),
     Rule(
         "required-type",
-        'null is not of type "array"',
-        f"{FIELD} F26",
-        "https://github.com/farion1231/cc-switch/issues/7019 (a non-null value is rendered as JSON)",
+        "{value} is not of type 'array'.",
+        f"{FIELD} F26; refused even without strict",
+        "https://github.com/yomorun/yomo/pull/860 (2024-07-17, `None is not of type 'array'.`), "
+        "https://github.com/router-for-me/CLIProxyAPI/issues/3310 (Python's repr: None, not null; "
+        '`null is not of type "array"` in farion1231/cc-switch #7019 is another rendering)',
         True,
+        strict_only=False,
     ),
     Rule(
         "required-missing",
@@ -185,6 +252,7 @@ class Violation:
     message: str  # the 400 text (``exact``) or the documented rule worded by us
     source: str  # where the rule and its text come from
     exact: bool = True
+    period: str | None = None  # the period of OpenAI's wording this text is ("since 2025-07"); None: one wording
 
     def __str__(self) -> str:
         return self.message
@@ -204,75 +272,104 @@ def _types(node: dict[str, Any]) -> list[Any]:
     return t if isinstance(t, list) else [t] if t is not None else []
 
 
+#: How the 400 names what it refuses, by where the schema was sent (``check``'s ``surface``).
+SURFACES = {"function": "function", "response_format": "response_format"}
+#: Root keywords the root-combinator text names (``const`` since the 2026-08 wording).
+ROOT_COMBINATORS = ("oneOf", "anyOf", "allOf", "enum", "const", "not")
+#: Keywords OpenAI refuses at any node below the root: the guide's list, ``oneOf`` and ``uniqueItems``.
+REFUSED_KEYWORDS = ("oneOf", *UNSUPPORTED_KEYWORDS)
+#: What OpenAI reads when a function has no ``parameters`` at all (inngest/agent-kit #66: a strict tool
+#: without parameters is asked for ``additionalProperties`` at ``()``).
+NO_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
+
+
 class _Walk:
-    def __init__(self, name: str):
-        self.prefix = f"Invalid schema for function '{name}': "
+    def __init__(self, name: str, surface: str, strict: bool, date: str | None):
+        self.prefix = f"Invalid schema for {SURFACES[surface]} '{name}': "
+        self.strict = strict
+        self.date = date
         self.out: list[Violation] = []
 
-    def add(self, rule_id: str, keys: tuple[str | int, ...], **values: Any) -> None:
+    def add(
+        self, rule_id: str, keys: tuple[str | int, ...], ctx_keys: tuple[str | int, ...] | None = None, **values: Any
+    ) -> None:
         rule = RULES[rule_id]
-        ctx = context_of(keys)
-        text = rule.template.format(context=ctx, **values)
+        if not self.strict and rule.strict_only:
+            return
+        ctx = context_of(keys if ctx_keys is None else ctx_keys)
+        period, template = rule.text_for(self.date)
+        text = template.format(context=ctx, **values)
         source = f"{rule.source}; reported: {rule.report}"
-        self.out.append(Violation(rule_id, _path(keys), ctx, self.prefix + text, source, rule.exact))
+        self.out.append(Violation(rule_id, _path(keys), ctx, self.prefix + text, source, rule.exact, period))
 
-    def node(self, node: Any, keys: tuple[str | int, ...]) -> None:
+    def node(self, node: Any, keys: tuple[str | int, ...], ctx: tuple[str | int, ...]) -> None:
+        """Check one schema node; ``keys`` is its place from the root, ``ctx`` the place OpenAI names (a
+        ``$defs`` entry is checked as a root of its own: livekit/agents #5302 got ``context=()`` there)."""
         if not isinstance(node, dict):
             return
-        if "type" not in node and "anyOf" not in node and "$ref" not in node:
-            self.add("type-missing", keys)
-        for kw in UNSUPPORTED_KEYWORDS:
-            if kw in node:
-                self.add("unsupported-keyword", keys, key=kw)
+        if "$ref" in node:
+            siblings = [k for k in node if k != "$ref"]
+            if siblings:
+                names = "{" + ", ".join(repr(k) for k in siblings) + "}"
+                self.add("ref-siblings", keys, ctx, names=names)
+            return
+        for kw in node:
+            if kw in REFUSED_KEYWORDS:
+                self.add("unsupported-keyword", keys, ctx, key=kw)
+        if "type" not in node and "anyOf" not in node and "oneOf" not in node:
+            self.add("type-missing", keys, ctx)
         fmt = node.get("format")
         if isinstance(fmt, str) and fmt not in SUPPORTED_FORMATS:
-            self.add("format", keys, value=fmt)
+            self.add("format", keys, ctx, value=fmt)
         pattern = node.get("pattern")
         if isinstance(pattern, str):
             try:
                 re.compile(pattern)
             except re.error:
-                self.add("pattern-regex", keys, value=pattern)
+                self.add("pattern-regex", keys, ctx, value=pattern)
+        types = _types(node)
+        if "array" in types and "items" not in node:
+            self.add("array-items", keys, ctx)
         props = node.get("properties")
-        if "object" in _types(node):
+        if "object" in types:
             if "properties" not in node:
-                self.add("object-missing-properties", keys)
+                self.add("object-missing-properties", keys, ctx)
             if node.get("additionalProperties", None) is not False:
-                self.add("additional-properties", keys)
-            self.required(node, keys, props if isinstance(props, dict) else {})
+                self.add("additional-properties", keys, ctx)
+            self.required(node, keys, ctx, props if isinstance(props, dict) else {})
         if isinstance(props, dict):
             for name, sub in props.items():
-                self.node(sub, (*keys, "properties", name))
+                self.node(sub, (*keys, "properties", name), (*ctx, "properties", name))
         items = node.get("items")
         if isinstance(items, dict):
-            self.node(items, (*keys, "items"))
+            self.node(items, (*keys, "items"), (*ctx, "items"))
         for kw in ("anyOf", "oneOf"):
             if isinstance(node.get(kw), list):
                 for i, sub in enumerate(node[kw]):
-                    self.node(sub, (*keys, kw, i))
+                    self.node(sub, (*keys, kw, i), (*ctx, kw, i))
         for kw in ("$defs", "definitions"):
             if isinstance(node.get(kw), dict):
                 for name, sub in node[kw].items():
-                    self.node(sub, (*keys, kw, name))
+                    self.node(sub, (*keys, kw, name), ())
 
-    def required(self, node: dict[str, Any], keys: tuple[str | int, ...], props: dict[str, Any]) -> None:
+    def required(
+        self, node: dict[str, Any], keys: tuple[str | int, ...], ctx: tuple[str | int, ...], props: dict[str, Any]
+    ) -> None:
         required = node.get("required", [])
         if not isinstance(required, list):
+            # jsonschema's text, in Python's words (None, not null); no context=
             rule = RULES["required-type"]
-            text = rule.template if required is None else f'{json.dumps(required)} is not of type "array"'
-            ctx = context_of(keys)
-            self.out.append(
-                Violation(
-                    "required-type", _path(keys), ctx, self.prefix + text, f"{rule.source}; reported: {rule.report}"
-                )
-            )
+            if self.strict or not rule.strict_only:
+                text = rule.template.format(value=repr(required))
+                source = f"{rule.source}; reported: {rule.report}"
+                self.out.append(Violation("required-type", _path(keys), context_of(ctx), self.prefix + text, source))
             return
         missing = [p for p in props if p not in required]
         if missing:
-            self.add("required-missing", keys, key=missing[0])
+            self.add("required-missing", keys, ctx, key=missing[0])
         extra = [r for r in required if isinstance(r, str) and r not in props]
         if extra:
-            self.add("required-extra", keys, key=extra[0])
+            self.add("required-extra", keys, ctx, key=extra[0])
 
 
 def _measure(node: Any, keys: tuple[str | int, ...], level: int, acc: dict[str, Any]) -> None:
@@ -310,17 +407,30 @@ def _measure(node: Any, keys: tuple[str | int, ...], level: int, acc: dict[str, 
                 _measure(sub, (*keys, kw, name), level, acc)
 
 
-def check(schema: Any, *, name: str) -> list[Violation]:
-    """Every violation of OpenAI's strict rules by the function ``name``'s ``parameters``, in check order:
-    the first is the 400 OpenAI answers. Empty: a strict endpoint accepts the schema as it stands."""
-    walk = _Walk(name)
-    if isinstance(schema, dict) and any(k in schema for k in ("oneOf", "anyOf", "allOf", "enum", "not")):
-        walk.add("root-combinator", ())
-    elif not isinstance(schema, dict) or schema.get("type") != "object":
-        got = schema.get("type") if isinstance(schema, dict) else None
-        walk.add("root-type", (), got=json.dumps(got))
+def check(
+    schema: Any, *, name: str, surface: str = "function", strict: bool = True, date: str | None = None
+) -> list[Violation]:
+    """Every violation of OpenAI's rules by the function ``name``'s ``parameters`` (``surface``
+    "response_format": a structured-output schema), in check order: the first is the 400 OpenAI answers.
+    Empty: OpenAI accepts the schema as it stands.
+
+    ``strict`` False keeps only what OpenAI refuses without strict (``Rule.strict_only`` false). ``date``
+    (``YYYY-MM-DD``) picks the wording OpenAI used then where its text changed (``Rule.dated``; each
+    violation names its ``period``); None: today's wording. ``schema`` None is a function sent without
+    ``parameters``, which OpenAI reads as ``NO_PARAMETERS``."""
+    walk = _Walk(name, surface, strict, date)
+    if schema is None:
+        schema = NO_PARAMETERS
+    if not isinstance(schema, dict):
+        walk.add("parameters-type", (), value=repr(schema))
         return walk.out
-    walk.node(schema, ())
+    if schema.get("type") != "object":
+        got = schema.get("type")
+        walk.add("root-type", (), got=str(got))
+        return walk.out
+    if any(k in schema for k in ROOT_COMBINATORS):
+        walk.add("root-combinator", ())
+    walk.node(schema, (), ())
     acc: dict[str, Any] = {"levels": 0, "properties": 0, "enums": 0, "chars": 0, "large": []}
     _measure(schema, (), 0, acc)
     if acc["levels"] > LIMITS["nesting_levels"]:

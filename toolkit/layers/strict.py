@@ -193,7 +193,9 @@ def strict_verdict(tool: dict, *, pi_ai: str = "1.6.0") -> StrictVerdict:
     or a Responses tool: OpenAI's answer, the absent-strict reading, each transform, the risky fills."""
     definition = _definition(tool)
     name, params = definition["name"], definition["parameters"]
-    found = check(params, name=name)
+    given = tool["function"] if isinstance(tool.get("function"), dict) else tool
+    # no parameters at all: OpenAI reads an empty object (check's None), not the {} the other readings use
+    found = check(None if given.get("parameters") is None else params, name=name)
     reading = _absent_reading(definition, pi_ai) if isinstance(params, dict) else {}
     transforms, tverdicts = _transforms(params, name, pi_ai)
     fills = _risky_fills(params, reading.get("must_fill", ())) if isinstance(params, dict) else []

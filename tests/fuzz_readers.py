@@ -8,7 +8,7 @@ bomb, a YAML alias bomb), chosen by ``random.Random`` from the campaign seed, th
 finding is reproduced from those three alone.
 
 The contract: ``load_capture(path)`` returns frames (problem rows allowed) or raises an ``InputError``. Anything else
-is a finding: another exception (CRASH), no answer within the time bound (HANG), a peak resident memory past the
+is a finding: another exception, or a ``decoder`` problem row (a toolkit bug the reader caught) (CRASH), no answer within the time bound (HANG), a peak resident memory past the
 bound (MEMORY), or, for a mutation that changes a value without removing anything, fewer exchanges, calls, events or
 tools than the seed with not one problem row (SILENT), a summary that does not reconcile (UNRECONCILED: an entry
 neither read nor reported), or, for a file refused with an ``InputError``, a CLI that does not say so in one line
@@ -302,12 +302,16 @@ def read_one(path: Path) -> Outcome:
 
     from toolkit.capture.load import load_capture
     from toolkit.errors import InputError
+    from toolkit.wire.records import DECODER
 
     _peak_reset()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             cap = load_capture(path, progress=False)
+        bugs = cap.problems[cap.problems["kind"] == DECODER]
+        if len(bugs):  # a toolkit bug the reader caught and kept as a problem row: a crash all the same
+            return Outcome("CRASH", detail=f"decoder problem: {bugs['message'].iloc[0][:200]}", peak_mib=_peak_mib())
         summary = cap.summary()
         counts = {c: int(summary[c].sum()) for c in COUNTED if c in summary}
         if not summary["reconciles"].all():

@@ -240,3 +240,23 @@ def test_a_line_holding_a_value_as_deep_as_json_allows_is_read(tmp_path, seed, c
         len(before.calls),
         len(before.events),
     )
+
+
+def test_a_jsonl_request_body_holding_a_value_as_deep_as_json_allows_is_read(tmp_path):
+    """A JSON Lines record's parsed body is written back as compact JSON for the wire decoder: orjson's writer stops
+    at 255 levels and json's meets Python's stack, so a 1,000-deep value became a ``decoder`` problem (a toolkit
+    bug) and its request was lost; now its request and tools are read."""
+    seed = REPO / "tests/fixtures/jsonl/canonical.jsonl"
+    lines = seed.read_text(encoding="utf-8").split("\n")
+    at = 2  # not the first line, which format detection reads
+    assert '"body": {' in lines[at]
+    lines[at] = lines[at].replace('"body": {', '"body": {"deep": ' + _deep_text('"x"') + ", ", 1)
+    path = tmp_path / "deep.jsonl"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    cap, before = load_capture(path), load_capture(seed)
+    assert problems(cap) == problems(before)
+    assert (len(cap.exchanges), len(cap.tools), len(cap.calls)) == (
+        len(before.exchanges),
+        len(before.tools),
+        len(before.calls),
+    )

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import fuzz_readers
+import pandas as pd
 from fuzz_readers import FAMILIES, ROOT, Runner, mutate
 
 SEED_FILE = ROOT / "tests" / "fixtures" / "response-body" / "responses_function_call.json"
@@ -86,6 +87,25 @@ def test_an_unreconciled_summary_and_a_cli_traceback_are_findings(monkeypatch, t
 
     monkeypatch.setattr(load.Capture, "summary", short)
     assert fuzz_readers.read_one(path).kind == "UNRECONCILED"
+    monkeypatch.undo()
+
+    real_load = load.load_capture
+
+    def with_a_caught_bug(*args, **kwargs):
+        cap = real_load(*args, **kwargs)
+        row = {
+            "source": "x.json",
+            "location": "byte 0",
+            "kind": "decoder",
+            "message": "failed (KeyError)",
+            "exchange_id": None,
+        }
+        cap.problems = pd.concat([cap.problems, pd.DataFrame([row]).astype(cap.problems.dtypes)], ignore_index=True)
+        return cap
+
+    monkeypatch.setattr(load, "load_capture", with_a_caught_bug)
+    got = fuzz_readers.read_one(path)
+    assert got.kind == "CRASH" and "decoder problem" in got.detail
     monkeypatch.undo()
 
     refused = tmp_path / "refused.json"

@@ -202,6 +202,14 @@ CASES = [
         "duration",
     ),
     (
+        "jsonl-tool-description-surrogate",
+        "data/after-fix/gateway.jsonl",
+        ".jsonl",
+        _jsonl(2, ["request", "body", "tools", 0, "description"], "a\udc00b"),
+        "line 2",
+        "surrogate",
+    ),
+    (
         "jsonl-body-4350-digits",
         "data/after-fix/gateway.jsonl",
         ".jsonl",
@@ -388,6 +396,7 @@ def test_a_damaged_value_is_a_problem_row_and_the_rest_is_kept(original, suffix,
     here = cap.problems[cap.problems.location == place]
     assert not here.empty, f"no problem row at {place}: {cap.problems.to_dict('records')}"
     assert set(here.kind) <= set(PROBLEM_KINDS)
+    assert "decoder" not in set(cap.problems.kind), "a toolkit bug was caught while reading the damaged value"
     assert here.message.str.contains(word).any(), here.message.tolist()
     assert _counts(cap, place) == _counts(before, place)
 

@@ -113,3 +113,17 @@ def test_an_integer_past_pythons_digit_limit_is_bad_json_at_its_place(sign):
     assert e.value.pos == text.index(": " + sign + "9") + 2
     assert "more digits than Python converts" in describe_json_error(e.value)
     assert loads('{"n": ' + "9" * 4300 + "}")["n"] == int("9" * 4300)  # at the limit it is still a number
+
+
+def test_compact_deep_writes_what_json_writes_at_any_depth():
+    from toolkit.wire.json_text import compact_deep
+
+    values = [{"a": [1, 2.5, None, True, 'é"x'], "b": {}, "c": []}, [], {}, "x", 1e300, {"k": {"j": [[], [{}]]}}]
+    for v in values:
+        assert compact_deep(v) == json.dumps(v, separators=(",", ":"), ensure_ascii=False)
+    deep: list = []
+    cursor = deep
+    for _ in range(5000):  # past json's stack and orjson's 255 levels
+        cursor.append({"k": []})
+        cursor = cursor[0]["k"]
+    assert compact_deep(deep) == '[{"k":' * 5000 + "[]" + "}]" * 5000

@@ -15,6 +15,7 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "JSONTooDeep",
     "StrictDecoder",
+    "compact_deep",
     "depth_error",
     "describe_json_error",
     "json_int",
@@ -122,6 +123,46 @@ def _long_integer_at(text: str) -> int:
         if m.group(1):
             return m.start(1)
     return 0
+
+
+def compact_deep(value: Any) -> str:
+    """``json.dumps(value, separators=(",", ":"), ensure_ascii=False)`` without recursion: the standard encoder
+    recurses once per level and meets Python's stack on values that ``loads`` accepts (up to ``MAX_JSON_DEPTH``),
+    and orjson's writer stops at 255 levels. Used only when those refuse, so its speed does not matter."""
+    out: list[str] = []
+    stack: list[Any] = [value]
+    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    while stack:
+        v = stack.pop()
+        if isinstance(v, _Close):
+            out.append(v.text)
+        elif isinstance(v, dict):
+            out.append("{")
+            stack.append(_Close("}"))
+            items = list(v.items())
+            for i in range(len(items) - 1, -1, -1):
+                k, item = items[i]
+                stack.append(item)
+                stack.append(_Close(("," if i else "") + encode(k if isinstance(k, str) else str(k)) + ":"))
+        elif isinstance(v, (list, tuple)):
+            out.append("[")
+            stack.append(_Close("]"))
+            for i in range(len(v) - 1, -1, -1):
+                stack.append(v[i])
+                if i:
+                    stack.append(_Close(","))
+        else:
+            out.append(encode(v))
+    return "".join(out)
+
+
+class _Close:
+    """Text ``compact_deep`` writes once everything pushed after it is written (a comma, a key, a bracket)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
 
 
 def describe_json_error(e: json.JSONDecodeError) -> str:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from toolkit.wire.json_text import json_int, json_kind, loads, utf8
+from toolkit.wire.json_text import compact_deep, json_int, json_kind, loads, utf8
 from toolkit.wire.records import BAD_FIELD, Issue
 
 if TYPE_CHECKING:
@@ -37,16 +37,21 @@ def compact(value: Any) -> str:
     faster than ``json.dumps``; it refuses integers beyond 64 bits, which the standard encoder writes."""
     try:
         return orjson.dumps(value).decode("utf-8")
-    except TypeError:
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    except TypeError:  # also orjson's "Recursion limit reached" past 255 levels
+        try:
+            return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        except RecursionError:
+            return compact_deep(value)
 
 
 def compact_size(value: Any) -> int:
-    """``len(compact(value).encode("utf-8"))`` without building the text (orjson writes UTF-8)."""
+    """``len(compact(value).encode("utf-8"))`` without building the text (orjson writes UTF-8). A lone surrogate
+    (``"\\udc00"`` in the log, which no UTF-8 writer accepts) counts the 3 bytes a lenient writer gives it; the wire
+    decoder reports it when it reads the text."""
     try:
         return len(orjson.dumps(value))
     except TypeError:
-        return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+        return len(compact(value).encode("utf-8", "surrogatepass"))
 
 
 def utf8_size(text: str) -> int:

@@ -337,3 +337,13 @@ def test_what_openai_accepts_is_not_refused():
     }
     assert check(schema, name="f") == []
     assert check(obj({f: {"type": "string", "format": f} for f in ("date-time", "email", "uuid")}), name="f") == []
+
+
+def test_an_extra_required_key_has_the_reported_text():
+    # pnthn-ai/polar_llama #86 (2026-07-14) quotes the text after the context
+    v = first({**obj({"a": {"type": "string"}}), "required": ["a", "thinking"]})
+    assert v.rule == "required-extra" and v.exact
+    assert v.message.endswith(
+        "'required' is required to be supplied and to be an array including every key in properties. Extra required "
+        "key 'thinking' supplied."
+    )

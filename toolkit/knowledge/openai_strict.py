@@ -198,8 +198,10 @@ _R = [
         "In context={context}, 'required' is required to be supplied and to be an array including every key in "
         "properties. Extra required key '{key}' supplied.",
         f"{FIELD} F19",
-        "https://github.com/Gitlawb/openclaude/issues/737 (names the class \"Extra required key 'X' supplied\")",
-        False,
+        "https://github.com/pnthn-ai/polar_llama/pull/86 (2026-07-14, the text after the context: \"'required' is "
+        "required to be supplied and to be an array including every key in properties. Extra required key 'thinking' "
+        'supplied."), https://github.com/Gitlawb/openclaude/issues/737',
+        True,
     ),
     Rule(
         "nesting-depth",

@@ -35,7 +35,13 @@ def _raw_rules() -> list[dict]:
 
 
 def _packaged_ids() -> list[str]:
-    return [r["id"] for r in _raw_rules()]
+    """The rule ids in file order; a ``templates:`` entry stands for the rules generated from its family
+    (``Rule.family``), in the order the loader makes them."""
+    families: dict[str, list[str]] = {}
+    for rule in triage.load_rules():
+        if rule.family is not None:
+            families.setdefault(rule.family, []).append(rule.id)
+    return [i for r in _raw_rules() for i in (families.get(r["id"], []) if "templates" in r else [r["id"]])]
 
 
 # ---- the rule table: each rule's examples and counterexamples sit beside it in the YAML --------
@@ -65,7 +71,13 @@ def test_a_rule_without_examples_is_reported_with_what_to_add():
     assert problem == f"dsh-settings-providers-array: no examples; {ADD_EXAMPLES}"
 
 
-@pytest.mark.parametrize("rule_id", sorted(PACKAGED))
+#: A ``templates:`` entry's examples and counterexamples are the family's (on its first generated rule); each
+#: generated rule is its knowledge text, checked by tests/test_triage_knowledge.py.
+SINGLE = sorted(r.id for r in PACKAGED.values() if r.family is None)
+FAMILIES = sorted({r.family for r in PACKAGED.values() if r.family is not None})
+
+
+@pytest.mark.parametrize("rule_id", SINGLE)
 def test_rule_catches_its_examples(rule_id):
     rule = PACKAGED[rule_id]
     assert rule.examples, ADD_EXAMPLES
@@ -76,7 +88,22 @@ def test_rule_catches_its_examples(rule_id):
         assert finding.explanation and finding.fix and finding.source
 
 
-@pytest.mark.parametrize("rule_id", sorted(PACKAGED))
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_family_of_knowledge_texts_catches_its_examples_and_refuses_its_counterexamples(family):
+    """Each example (a real text, or the piece of one a report quotes) is read by one of the family's rules,
+    or by the earlier field rule that catches that knowledge text whole; no counterexample is read by any."""
+    members = [r for r in PACKAGED.values() if r.family == family]
+    head = members[0]
+    assert head.examples and head.counterexamples, ADD_EXAMPLES
+    for example in head.examples:
+        finding = _classify(example)
+        assert finding.rule_id != "unknown" and finding.layer == head.layer, (example, finding.rule_id)
+    ids = {r.id for r in members}
+    for example in head.counterexamples:
+        assert _classify(example).rule_id not in ids, example
+
+
+@pytest.mark.parametrize("rule_id", SINGLE)
 def test_rule_refuses_its_counterexamples(rule_id):
     """The rule's match refuses each near miss. A truncated text may still be read as a fragment of the
     rule's own known text: then it is marked so, the match itself does not catch it, and the full text

@@ -17,12 +17,14 @@ A piece that fits the texts of more than one rule gets them all as candidates; o
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import itertools
 import re
+import string
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
 from os import PathLike
@@ -38,6 +40,7 @@ from toolkit.knowledge.dsh_runtime import ERROR_PREFIX
 from toolkit.knowledge.dsh_tools import SCHEMAS as DSH_SCHEMAS
 from toolkit.knowledge.messages import Message
 from toolkit.sources import yaml_text
+from toolkit.wire import json_text
 from toolkit.wire.records import STRICT_STATES
 
 # the layer an error belongs to (not toolkit.layers.LAYERS, the four layers of the verdict)
@@ -48,7 +51,22 @@ KINDS = ("http", "stream", "tool-result", "tool-output", "problem")  # tool-outp
 RULES_RESOURCE = "triage_rules"  # a folder of package data: NN-family.yaml, read in name order
 
 _REQUIRED = ("id", "layer", "explain", "fix", "source")
-_OPTIONAL = ("match", "template", "args", "until", "fields", "examples", "counterexamples", "why")
+#: Required of every packaged rule (a user's own rule may leave it out): one line on why the text belongs to
+#: its layer, so a rule's layer is an argument a reviewer can check, not a label.
+_PACKAGED_REQUIRED = ("why",)
+_OPTIONAL = (
+    "match",
+    "template",
+    "templates",
+    "subject",
+    "args",
+    "until",
+    "fields",
+    "examples",
+    "counterexamples",
+    "why",
+    "generic",
+)
 EXAMPLE_KEYS = ("examples", "counterexamples")  # real texts a rule must catch, and near misses it must not
 _KNOWLEDGE = "toolkit.knowledge"
 
@@ -126,6 +144,12 @@ class Rule:
     examples: tuple = ()  # each a message, or classify()'s keyword arguments as a mapping
     counterexamples: tuple = ()
     template: Template | None = None  # the knowledge text a ``template:`` rule is built from
+    why: str | None = None  # why the text belongs to ``layer`` (required of packaged rules)
+    #: The id of the ``templates:`` entry this rule was generated from (one rule per knowledge text), else None.
+    family: str | None = None
+    #: A fallback that reads only a status or an HTTP wording, not the cause: it says where the failure was
+    #: seen, not what caused it, and coverage counts it apart from the rules that name a cause.
+    generic: bool = False
 
     def matches(self, values: Mapping[str, str | None]) -> bool:
         return any(values.get(f) is not None and self.pattern.search(values[f]) for f in self.fields)
@@ -171,6 +195,12 @@ class Classification:
     source: str | None
     matched: str | None = None
     candidates: tuple[Candidate, ...] = ()
+    #: The wrappers taken off before a rule matched, outermost first (``peel``): ``("litellm.BadRequestError",
+    #: "OpenAIException", "json error.message")``; empty when the text matched as given.
+    peeled: tuple[str, ...] = ()
+    #: The rule is a generic fallback (``Rule.generic``): the layer is where the failure was seen, not its cause.
+    generic: bool = False
+    why: str | None = None  # the rule's reason for its layer
 
     @property
     def rule_ids(self) -> tuple[str, ...]:
@@ -207,10 +237,16 @@ def _packaged_rules() -> tuple[Rule, ...]:
     rules: list[Rule] = []
     first: dict[str, str] = {}
     for name, text in rule_files():
-        for rule in _compile_all(_parse_yaml(text, name), origin=name):
+        for rule in _compile_all(_parse_yaml(text, name), origin=name, packaged=True):
             if rule.id in first:
                 raise RuleError(f"{name}: rule {rule.id!r}: duplicate id {rule.id!r} (first in {first[rule.id]})")
             first[rule.id] = name
+            if (
+                rule.family is not None
+                and rule.template is not None
+                and _first_match(rules, {"message": rule.template.text})
+            ):
+                continue  # an earlier rule (a field report's) already catches this knowledge text whole
             rules.append(rule)
     return tuple(rules)
 
@@ -250,18 +286,19 @@ def _parse_yaml(text: str, where: str) -> list:
     return data
 
 
-def _compile_all(raw: list, *, origin: str) -> list[Rule]:
+def _compile_all(raw: list, *, origin: str, packaged: bool = False) -> list[Rule]:
     rules, seen = [], set()
     for index, item in enumerate(raw, 1):
-        rule = _compile(item, index, origin)
-        if rule.id in seen:
-            raise RuleError(f"{origin}: rule {index} ({rule.id!r}): duplicate id {rule.id!r}")
-        seen.add(rule.id)
-        rules.append(rule)
+        for rule in _compile(item, index, origin, packaged=packaged):
+            if rule.id in seen:
+                raise RuleError(f"{origin}: rule {index} ({rule.id!r}): duplicate id {rule.id!r}")
+            seen.add(rule.id)
+            rules.append(rule)
     return rules
 
 
-def _compile(item: Any, index: int, origin: str) -> Rule:
+def _compile(item: Any, index: int, origin: str, *, packaged: bool = False) -> list[Rule]:
+    """One entry of a rules file: a rule, or for a ``templates:`` entry one rule per text of the family."""
     name = f"rule {index}"
     if not isinstance(item, Mapping):
         raise RuleError(f"{origin}: {name}: a rule must be a mapping, not a {type(item).__name__}")
@@ -271,7 +308,7 @@ def _compile(item: Any, index: int, origin: str) -> Rule:
     def bad(what: str) -> RuleError:
         return RuleError(f"{origin}: {name}: {what}")
 
-    missing = [k for k in _REQUIRED if k not in item]
+    missing = [k for k in _REQUIRED + (_PACKAGED_REQUIRED if packaged else ()) if k not in item]
     if missing:
         raise bad(f"missing key {', '.join(repr(k) for k in missing)}")
     unknown = sorted(set(item) - set(_REQUIRED) - set(_OPTIONAL))
@@ -280,12 +317,21 @@ def _compile(item: Any, index: int, origin: str) -> Rule:
     for key in _REQUIRED:
         if not isinstance(item[key], str) or not item[key].strip():
             raise bad(f"{key!r} must be a non-empty string")
+    if "why" in item and (not isinstance(item["why"], str) or not item["why"].strip()):
+        raise bad("'why' must be a non-empty string")
+    if not isinstance(item.get("generic", False), bool):
+        raise bad("'generic' must be true or false")
     if item["layer"] not in ERROR_LAYERS:
         raise bad(f"unknown layer {item['layer']!r}; choose one of {', '.join(ERROR_LAYERS)}")
-    if ("match" in item) == ("template" in item):
-        raise bad("needs exactly one of 'match' (a regex) or 'template' (a message in toolkit.knowledge)")
+    if sum(k in item for k in ("match", "template", "templates")) != 1:
+        raise bad(
+            "needs exactly one of 'match' (a regex), 'templates' (a family of messages in toolkit.knowledge) "
+            "or 'template' (a message in toolkit.knowledge)"
+        )
     if "match" in item and ("args" in item or "until" in item):
         raise bad("'args' and 'until' go with 'template', not 'match'")
+    if "templates" in item:
+        return _family(item, origin, bad)
 
     fields = item.get("fields", "message")
     fields = (fields,) if isinstance(fields, str) else fields
@@ -310,19 +356,120 @@ def _compile(item: Any, index: int, origin: str) -> Rule:
     except re.error as exc:
         raise bad(f"bad regex at position {exc.pos}: {exc.msg} (in {regex!r})") from None
     examples = {key: _examples(item.get(key), key, bad) for key in EXAMPLE_KEYS}
-    return Rule(
-        item["id"],
-        item["layer"],
-        pattern,
-        tuple(fields),
-        item["explain"].strip(),
-        item["fix"].strip(),
-        item["source"].strip(),
-        origin,
-        examples["examples"],
-        examples["counterexamples"],
-        template,
-    )
+    return [
+        Rule(
+            item["id"],
+            item["layer"],
+            pattern,
+            tuple(fields),
+            item["explain"].strip(),
+            item["fix"].strip(),
+            item["source"].strip(),
+            origin,
+            examples["examples"],
+            examples["counterexamples"],
+            template,
+            why=_why(item),
+            generic=item.get("generic", False),
+        )
+    ]
+
+
+def _why(item: Mapping) -> str | None:
+    return item["why"].strip() if isinstance(item.get("why"), str) else None
+
+
+# ---- a family of knowledge texts: one rule per text ---------------------------------------------
+
+
+def _family(item: Mapping, origin: str, bad) -> list[Rule]:
+    """A ``templates: module.NAME`` entry: ``NAME`` maps keys to knowledge entries whose ``template`` is a
+    ``str.format`` text (``openai_strict.RULES``), each with the dated wordings it had (``dated``: (period
+    label, template), the newest last). Every wording becomes a rule ``<id>-<key>`` (an older wording
+    ``<id>-<key>-<period>``) with the entry's layer, explain, why and fix, so a text added to the knowledge is
+    a triage rule without an edit here. ``subject`` is what the system writes before each text (a
+    ``str.format`` text, or a list of them: ``Invalid schema for function '{name}': ``); the rules catch the
+    full text, and the text alone is read as a fragment of it (``fragments``), so where an earlier rule of a
+    field report catches the full text, that rule reads the piece too. The family's ``examples`` (real
+    texts or pieces, as quoted) and ``counterexamples`` are checked by tests/test_triage.py."""
+    ref = item["templates"]
+    if not isinstance(ref, str) or ref.count(".") != 1:
+        raise bad(f"'templates' must be module.NAME inside toolkit.knowledge, not {ref!r}")
+    if any(k in item for k in ("args", "until", "fields")):
+        raise bad("'args', 'until' and 'fields' do not go with 'templates'")
+    module_name, attr = ref.split(".")
+    try:
+        entries = getattr(importlib.import_module(f"{_KNOWLEDGE}.{module_name}"), attr)
+    except (ImportError, AttributeError):
+        raise bad(f"templates {ref!r} does not name anything in toolkit.knowledge") from None
+    if not isinstance(entries, Mapping) or not all(
+        isinstance(getattr(e, "template", None), str) for e in entries.values()
+    ):
+        raise bad(f"templates {ref!r} is not a mapping of entries with a 'template' text")
+    subjects = item.get("subject", [""])
+    subjects = [subjects] if isinstance(subjects, str) else subjects
+    if not isinstance(subjects, list) or not subjects or not all(isinstance(x, str) for x in subjects):
+        raise bad("'subject' must be a format text or a list of them")
+    heads = [_format_pieces(x, bad) for x in subjects]
+    # the subject's placeholders match any value (not named groups: they may recur in the text itself)
+    head_regex = "|".join("".join(re.escape(p) if i % 2 == 0 else "[^\n]+?" for i, p in enumerate(h)) for h in heads)
+    examples = {key: _examples(item.get(key), key, bad) for key in EXAMPLE_KEYS}
+    rules: list[Rule] = []
+    for key, entry in entries.items():
+        wordings = tuple(getattr(entry, "dated", ()) or ()) or ((None, entry.template),)
+        newest = wordings[-1][1]
+        for label, text in dict.fromkeys(wordings):
+            body = _format_pieces(text, bad)
+            if set(heads[0][1::2]) & set(body[1::2]):
+                raise bad(f"'subject' and {ref}[{key!r}] use the same placeholder name")
+            pieces = (*heads[0][:-1], heads[0][-1] + body[0], *body[1:])
+            rule_id = f"{item['id']}-{key}" if text == newest else f"{item['id']}-{key}-{_slug(label)}"
+            where = f"{ref}[{key!r}]" + (f" ({label})" if label else "")
+            regex = f"^(?:{head_regex})" + _template_regex(body, False)[1:]
+            try:
+                pattern = re.compile(regex)
+            except re.error as exc:
+                raise bad(f"bad regex for {where} at position {exc.pos}: {exc.msg} (in {regex!r})") from None
+            sources = "; ".join(str(s) for s in (getattr(entry, "source", ""), getattr(entry, "report", "")) if s)
+            rules.append(
+                Rule(
+                    rule_id,
+                    item["layer"],
+                    pattern,
+                    ("message",),
+                    item["explain"].strip(),
+                    item["fix"].strip(),
+                    f"{item['source'].strip()}; {where}: {sources}" if sources else item["source"].strip(),
+                    origin,
+                    template=Template(where, pieces),
+                    why=_why(item),
+                    generic=item.get("generic", False),
+                    family=item["id"],
+                )
+            )
+    if rules:  # the family's own examples stay with it (tests/test_triage.py reads them from the YAML)
+        rules[0] = replace(rules[0], examples=examples["examples"], counterexamples=examples["counterexamples"])
+    return rules
+
+
+def _slug(label: str | None) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", (label or "").lower()).strip("-")
+
+
+def _format_pieces(text: str, bad) -> tuple[str, ...]:
+    """``Template.pieces`` of a ``str.format`` text: literal text and the names of its ``{fields}``."""
+    try:
+        parsed = list(string.Formatter().parse(text))
+    except ValueError as exc:
+        raise bad(f"template text {text!r} is not a format string: {exc}") from None
+    pieces = [""]
+    for literal, field, _spec, _conv in parsed:
+        pieces[-1] += literal
+        if field is not None:
+            if not field.isidentifier():
+                raise bad(f"template text {text!r} has a field {field!r} that is not a name")
+            pieces += [field, ""]
+    return tuple(pieces)
 
 
 def _examples(value: Any, key: str, bad) -> tuple:
@@ -416,12 +563,40 @@ def classify(message: str | None, *, rules: list[Rule] | None = None, error_code
     piece of; when the first matching rule is not the rule of any known text the message is a piece of,
     but other rules' texts contain it, every reading is a candidate. Nothing matches → layer and rule_id
     ``unknown``.
+
+    When the text as given gets no rule, or only a generic fallback (``Rule.generic``), each layer of
+    wrapping a gateway or SDK put around the provider's text (``peel``) is taken off in turn and the text
+    inside is read the same way, with the status and error code the wrapper carried where the caller gave
+    none: the first layer a specific rule reads gives the answer, and ``Classification.peeled`` names the
+    wrappers taken off. Otherwise the answer for the text as given stands (the first generic one found
+    inside when the text as given got none).
     """
     rules = load_rules() if rules is None else rules
     text = None if _missing(message) else str(message)
     body = text.removeprefix(ERROR_PREFIX) if text else text
     code = None if _missing(error_code) else str(error_code)
-    values = {"message": body, "error_code": code, "status": None if _missing(status) else _status_text(status)}
+    shown = None if _missing(status) else _status_text(status)
+    first = _classify_one(text, body, code, shown, rules)
+    if (first.rule_id != UNKNOWN and not first.generic) or not body:
+        return first
+    fallback = None
+    labels: list[str] = []
+    for layer in peel(body):
+        labels.append(layer.wrapper)
+        code, shown = code or layer.error_code, shown or layer.status  # what an outer wrapper said holds inside
+        found = _classify_one(layer.text, layer.text, code, shown, rules)
+        if found.rule_id == UNKNOWN:
+            continue
+        found = replace(found, message=text, peeled=tuple(labels))
+        if not found.generic:
+            return found
+        fallback = fallback or found
+    return first if first.rule_id != UNKNOWN or fallback is None else fallback
+
+
+def _classify_one(text: str | None, body: str | None, code, status, rules: list[Rule]) -> Classification:
+    """``classify`` of one text, without peeling: ``text`` is shown, ``body`` (without DSH's prefix) is matched."""
+    values = {"message": body, "error_code": code, "status": status}
     rule = _first_match(rules, values)
     pieces = fragments(body, rules=rules) if body else ()
     if rule is not None:
@@ -429,7 +604,18 @@ def classify(message: str | None, *, rules: list[Rule] | None = None, error_code
         if own or not pieces:  # the rule's own text, or a text no other rule's known text contains
             ref, entry = (own[0].template, own[0].entry_point) if own else (None, None)
             whole = Candidate(rule.id, rule.layer, "text", text, ref, entry)
-            return Classification(rule.id, rule.layer, rule.explain, rule.fix, text, rule.source, "text", (whole,))
+            return Classification(
+                rule.id,
+                rule.layer,
+                rule.explain,
+                rule.fix,
+                text,
+                rule.source,
+                "text",
+                (whole,),
+                generic=rule.generic,
+                why=rule.why,
+            )
         return _readings((Candidate(rule.id, rule.layer, "text", text), *pieces), rules, text, "text")
     if pieces:
         return _readings(pieces, rules, text, "fragment")
@@ -445,7 +631,18 @@ def _readings(candidates: tuple[Candidate, ...], rules: list[Rule], text: str | 
     ids = tuple(dict.fromkeys(c.rule_id for c in candidates))
     if len(ids) == 1:
         rule = next(r for r in rules if r.id == ids[0])
-        return Classification(rule.id, rule.layer, rule.explain, rule.fix, text, rule.source, matched, candidates)
+        return Classification(
+            rule.id,
+            rule.layer,
+            rule.explain,
+            rule.fix,
+            text,
+            rule.source,
+            matched,
+            candidates,
+            generic=rule.generic,
+            why=rule.why,
+        )
     layers = {c.layer for c in candidates}
     layer = layers.pop() if len(layers) == 1 else UNKNOWN
     explanation = Message("triage.candidates", n=len(ids), rules=", ".join(ids))
@@ -454,6 +651,145 @@ def _readings(candidates: tuple[Candidate, ...], rules: list[Rule], text: str | 
 
 #: Between the rule ids of a classification with candidates of several rules: ``rule-a|rule-b``.
 RULE_ID_SEPARATOR = "|"
+
+
+# ---- wrappers: what gateways and SDKs put around a provider's text --------------------------------
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One wrapper taken off a message: its name (``litellm.BadRequestError``, ``Error code: 400``,
+    ``json error.message``), the text inside it, and the status and error code the wrapper carried."""
+
+    wrapper: str
+    text: str
+    status: str | None = None
+    error_code: str | None = None
+
+
+def _prefix_wrapper(pattern: str, label: str, source: str) -> tuple[re.Pattern, str, str]:
+    return re.compile(pattern, re.DOTALL), label, source
+
+
+#: The text wrappers, each a regex whose group ``rest`` is the text inside, with its name (``{group}`` filled
+#: from the match) and where the form is defined. Tried in this order at each layer; the first that takes
+#: the text wins.
+WRAPPERS: tuple[tuple[re.Pattern, str, str], ...] = (
+    _prefix_wrapper(
+        r"^(?P<name>litellm\.\w+): (?P<rest>.+?)(?: LiteLLM Retried: \d+ times(?:, LiteLLM Max Retries: \d+)?)?$",
+        "{name}",
+        'litellm litellm/exceptions.py @ 1.110.2 (`self.message = f"litellm.BadRequestError: {message}"`, and '
+        "__str__ appending ` LiteLLM Retried: N times`)",
+    ),
+    _prefix_wrapper(
+        r"^(?:(?:RateLimitError|ContextWindowExceededError|ContentPolicyViolationError): )?"
+        r"(?P<name>[A-Z][A-Za-z_]*Exception) - (?P<rest>.+)$",
+        "{name}",
+        "litellm litellm/litellm_core_utils/exception_mapping_utils.py @ 1.110.2 (`exception_provider = "
+        'custom_llm_provider[0].upper() + custom_llm_provider[1:] + "Exception"`; '
+        '`message=f"{exception_provider} - {message}"`)',
+    ),
+    _prefix_wrapper(
+        r"^(?P<name>AI_[A-Za-z]+Error): (?P<rest>.+)$",
+        "{name}",
+        '@ai-sdk/provider 3.0.19 dist/index.js (`var name = "AI_APICallError"`; an AISDKError\'s name, shown '
+        "by JavaScript as `<name>: <message>`)",
+    ),
+    _prefix_wrapper(
+        r"^Error code: (?P<status>[1-5]\d\d) - (?P<rest>.+)$",
+        "Error code: {status}",
+        'openai-python src/openai/_base_client.py (1.x: `err_msg = f"Error code: {response.status_code} - '
+        "{body}\"`, the parsed body as a Python dict; 3.57.0: the body's error.message)",
+    ),
+    _prefix_wrapper(
+        r"^API Error: (?P<status>[1-5]\d\d) (?P<rest>.+)$",
+        "API Error: {status}",
+        'Claude Code\'s API error line (`API Error: 400 {"type":"error",…}`), as quoted in its users\' reports',
+    ),
+    _prefix_wrapper(
+        r"^.+? API error \((?P<status>[1-5]\d\d)\): (?P<rest>.+)$",
+        "API error ({status})",
+        "earendil-works/pi packages/ai/src/utils/error-body.ts formatProviderError (`<provider> API error "
+        "(<status>): <body>`)",
+    ),
+    _prefix_wrapper(
+        r"^(?P<status>[1-5]\d\d):? (?P<rest>.+)$",
+        "{status}",
+        "openai-node APIError.makeMessage (`${status} ${message}`, or the error object as JSON); pi-ai "
+        "`<status>: <body>`",
+    ),
+)
+
+#: A DSH headless turn error (``dsh: <CODE>: <message>``), read from ``dsh_images.headless_stderr`` itself.
+_DSH_LINE = re.compile(
+    _template_regex(tuple(_HOLE.split(dsh_images.headless_stderr("\x00code\x00", "\x00rest\x00"))), False),
+    re.DOTALL,
+)
+#: Longer bodies are not parsed as JSON or Python literals (a wrapper of an error is short).
+_MAX_BODY_CHARS = 65_536
+_MAX_LAYERS = 8
+
+
+def peel(message: str | None) -> tuple[Layer, ...]:
+    """The wrappers around ``message``, outermost first, each with the text inside it: gateway and SDK
+    prefixes (``WRAPPERS``), DSH's headless ``dsh: CODE: …`` line, and error bodies, JSON or a Python dict
+    repr (``{'error': {'message': …}}``), whose ``error.message`` (else ``message``, ``detail``, or an
+    ``error`` string) is the text inside, again peeled when it holds JSON text itself. Empty when the text
+    has no wrapper."""
+    layers: list[Layer] = []
+    text = "" if message is None else message.strip()
+    while text and len(layers) < _MAX_LAYERS:
+        layer = _peel_once(text)
+        if layer is None or not layer.text.strip() or layer.text.strip() == text:
+            break
+        layers.append(layer)
+        text = layer.text.strip()
+    return tuple(layers)
+
+
+def _peel_once(text: str) -> Layer | None:
+    dsh = _DSH_LINE.match(text)
+    if dsh:
+        return Layer(f"dsh: {dsh['code']}", dsh["rest"], error_code=dsh["code"])
+    for pattern, label, _source in WRAPPERS:
+        hit = pattern.match(text)
+        if hit:
+            return Layer(label.format(**hit.groupdict()), hit["rest"], status=hit.groupdict().get("status"))
+    if text[:1] in "{[" and len(text) <= _MAX_BODY_CHARS:
+        return _body_layer(text)
+    return None
+
+
+def _body_layer(text: str) -> Layer | None:
+    """The message inside a JSON error body or a Python repr of one."""
+    body: Any
+    kind = "json"
+    try:
+        body = json_text.loads(text)
+    except ValueError:
+        try:
+            body = ast.literal_eval(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            return None
+        kind = "dict"
+    if isinstance(body, list) and body and isinstance(body[0], Mapping):
+        body = body[0]  # Gemini answers a list of one error object
+    if not isinstance(body, Mapping):
+        return None
+    error = body.get("error")
+    holder: Mapping = error if isinstance(error, Mapping) else body
+    for key in ("message", "detail", "error_message"):
+        value = holder.get(key)
+        if isinstance(value, str) and value.strip():
+            where = f"error.{key}" if holder is error else key
+            break
+    else:
+        if not isinstance(error, str) or not error.strip():
+            return None
+        value, where = error, "error"
+    code = next((holder[k] for k in ("code", "type") if isinstance(holder.get(k), str) and holder[k]), None)
+    status = holder.get("code") if isinstance(holder.get("code"), int) else None
+    return Layer(f"{kind} {where}", value, status=None if status is None else str(status), error_code=code)
 
 
 # ---- fragments: a piece of a known text ---------------------------------------------------------
@@ -583,6 +919,29 @@ def _size(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
+_CLOSING = {"(": ")", "[": "]"}
+
+
+def _balanced_end(text: str, start: int, closing: str) -> int | None:
+    """Where the bracket opened at ``start`` closes (the index after it), outside quotes; None if it does not."""
+    opening, depth, quote = text[start], 0, None
+    for i in range(start, min(len(text), start + 2048)):
+        ch = text[i]
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == opening:
+            depth += 1
+        elif ch == closing:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        elif ch == "\n":
+            return None
+    return None
+
+
 def _fits(fragment: str, template: Template) -> list[_Fit]:
     """Every way ``fragment`` is a contiguous piece of ``template``: literal text matches exactly; a value
     is at least one character and runs up to the character the template's next literal text starts with
@@ -596,6 +955,11 @@ def _fits(fragment: str, template: Template) -> list[_Fit]:
         return re.compile("[\n" + re.escape(following) + "]") if following else re.compile("\n")
 
     def value_end(i: int, pos: int) -> int:
+        closing = _CLOSING.get(fragment[pos : pos + 1])
+        if closing is not None:  # a tuple or list repr (OpenAI's ``context=('properties', 'a')``) holds commas
+            end = _balanced_end(fragment, pos, closing)
+            if end is not None:
+                return end
         hit = stop(i).search(fragment, pos)
         return hit.start() if hit else len(fragment)
 
@@ -630,6 +994,12 @@ def _fits(fragment: str, template: Template) -> list[_Fit]:
             return
         if agrees(piece, value, values, partial):
             walk(end, i + 1, {**values, piece: value}, partial, covered)
+        # the last value of a text that ends in its delimiter (OpenAI's ``… keywords {names}.``) may hold it
+        last = pieces[-1]
+        if i + 2 == n and last and fragment.endswith(last) and len(fragment) - len(last) > end:
+            value = fragment[pos : len(fragment) - len(last)]
+            if "\n" not in value and agrees(piece, value, values, partial):
+                walk(len(fragment) - len(last), i + 1, {**values, piece: value}, partial, covered)
 
     first = fragment[0]
     for i in range(0, n, 2):  # starting inside literal text
@@ -688,8 +1058,11 @@ def _fragments(body: str, rules: list[Rule]) -> tuple[Candidate, ...]:
     order = {r.id: i for i, r in enumerate(rules)}
     found: dict[tuple[str, str, str], tuple[Candidate, int]] = {}
     for template in templates(rules):
-        for fit in _fits(body, template):
-            if fit.covered < MIN_FRAGMENT_BYTES:
+        fits = [f for f in _fits(body, template) if f.covered >= MIN_FRAGMENT_BYTES]
+        # the piece's best alignment with this text: one that swallows its wording into a value says less
+        best = max((f.covered for f in fits), default=0)
+        for fit in fits:
+            if fit.covered < best:
                 continue
             values = dict(fit.values)
             shown = template.fill(values)
@@ -1053,8 +1426,10 @@ __all__ = [
     "TAIL",
     "TEXT_MODULES",
     "UNKNOWN",
+    "WRAPPERS",
     "Candidate",
     "Classification",
+    "Layer",
     "Rule",
     "RuleError",
     "Template",
@@ -1062,6 +1437,7 @@ __all__ = [
     "errors",
     "fragments",
     "load_rules",
+    "peel",
     "rule_files",
     "templates",
 ]

@@ -1015,7 +1015,8 @@ def _fits(fragment: str, template: Template) -> list[_Fit]:
             at = literal.find(first, at + 1)
     for i in range(1, n, 2):  # starting inside a value
         end = value_end(i, 0)
-        if 0 < end < len(fragment):
+        # a value that holds the text's own wording before it is not one: that wording is not a value's
+        if 0 < end < len(fragment) and not (pieces[i - 1] and pieces[i - 1] in fragment[:end]):
             walk(end, i + 1, {}, {pieces[i]: fragment[:end]}, 0)
     return out
 

@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test unit check lab bench fuzz captures fixtures notebooks postmortem lock clean
+.PHONY: demo test unit check lab bench fuzz triage-table captures fixtures notebooks postmortem lock clean
 
 # pip's own progress is shown (no --quiet): the first build downloads and installs about 150 packages.
 $(STAMP): requirements.lock pyproject.toml
@@ -83,6 +83,10 @@ bench: $(STAMP)
 # A seeded mutation fuzz campaign over every reader (tests/fuzz_readers.py; FUZZ_ARGS="--seed 2 --seconds 60").
 fuzz: $(STAMP)
 	$(BIN)/python tests/fuzz_readers.py $(FUZZ_ARGS)
+
+# README's triage coverage table, generated from tests/corpus/triage/ (tests/test_triage_coverage.py checks it).
+triage-table: $(STAMP)
+	$(BIN)/python -m toolkit.analysis.triage_coverage --readme
 
 # Rebuild data/ with the incident lab (real pi-ai through mitmproxy to the stub gateway, 127.0.0.1 only).
 # Needs node and npm; not part of `make test`.

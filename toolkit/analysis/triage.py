@@ -725,6 +725,7 @@ _DSH_LINE = re.compile(
     _template_regex(tuple(_HOLE.split(dsh_images.headless_stderr("\x00code\x00", "\x00rest\x00"))), False),
     re.DOTALL,
 )
+_EMBEDDED_BODY = re.compile(r"""\{\s*["'](?:error|message)["']\s*:""")
 #: Longer bodies are not parsed as JSON or Python literals (a wrapper of an error is short).
 _MAX_BODY_CHARS = 65_536
 _MAX_LAYERS = 8
@@ -755,9 +756,18 @@ def _peel_once(text: str) -> Layer | None:
         hit = pattern.match(text)
         if hit:
             return Layer(label.format(**hit.groupdict()), hit["rest"], status=hit.groupdict().get("status"))
-    if text[:1] in "{[" and len(text) <= _MAX_BODY_CHARS:
+    if len(text) > _MAX_BODY_CHARS:
+        return None
+    if text[:1] in "{[":
         return _body_layer(text)
-    return None
+    # an error body quoted inside a longer text (a log line, a Python repr: ``'raw': '{"error": …}'``)
+    hit = _EMBEDDED_BODY.search(text)
+    end = _balanced_end(text, hit.start(), "}") if hit else None
+    if hit is None or end is None:
+        return None
+    inner = text[hit.start() : end]
+    layer = _body_layer(inner) or _body_layer(inner.replace("\\'", "'"))
+    return None if layer is None else replace(layer, wrapper=f"embedded {layer.wrapper}")
 
 
 def _body_layer(text: str) -> Layer | None:
@@ -924,10 +934,14 @@ _CLOSING = {"(": ")", "[": "]"}
 
 def _balanced_end(text: str, start: int, closing: str) -> int | None:
     """Where the bracket opened at ``start`` closes (the index after it), outside quotes; None if it does not."""
-    opening, depth, quote = text[start], 0, None
-    for i in range(start, min(len(text), start + 2048)):
+    opening, depth, quote, escaped = text[start], 0, None, False
+    for i in range(start, min(len(text), start + _MAX_BODY_CHARS)):
         ch = text[i]
-        if quote:
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif quote:
             quote = None if ch == quote else quote
         elif ch in "'\"":
             quote = ch

@@ -260,3 +260,16 @@ def test_a_jsonl_request_body_holding_a_value_as_deep_as_json_allows_is_read(tmp
         len(before.tools),
         len(before.calls),
     )
+
+
+def test_a_schema_as_deep_as_json_allows_has_a_hash():
+    """Tools are stored once per schema hash: a schema past orjson's 255 levels was keyed on ``repr``, which meets
+    Python's stack (fuzz seed 6, jsonl:30); its hash is the same whatever the order of its keys."""
+    from toolkit.wire.schemas import canonical_json, schema_hash
+
+    deep = _deep_value({"type": "string", "description": "x"})
+    other = _deep_value({"description": "x", "type": "string"})
+    assert schema_hash({"type": "object", "properties": {"p": deep}}) == schema_hash(
+        {"properties": {"p": other}, "type": "object"}
+    )
+    assert canonical_json(deep).endswith('{"description":"x","type":"string"}' + "]}" * (ACCEPTED // 2))

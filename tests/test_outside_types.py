@@ -105,11 +105,11 @@ def _response_body(path: list, value) -> Callable[[], bytes]:
     return make
 
 
-def _jsonl(line: int, path: list, value) -> Callable[[], bytes]:
+def _jsonl(line: int, path: list, value, log: str = "data/after-fix/gateway.jsonl") -> Callable[[], bytes]:
     """Damage one record (1-based line) of a gateway JSONL log."""
 
     def make() -> bytes:
-        lines = (ROOT / "data/after-fix/gateway.jsonl").read_text("utf-8").split("\n")
+        lines = (ROOT / log).read_text("utf-8").split("\n")
         doc = json.loads(lines[line - 1])
         _json_at(doc, path, value)
         lines[line - 1] = _dumps(doc)
@@ -208,6 +208,22 @@ CASES = [
         _jsonl(2, ["request", "body", "tools", 0, "description"], "a\udc00b"),
         "line 2",
         "surrogate",
+    ),
+    (
+        "jsonl-header-value-object",
+        "data/after-fix/gateway.jsonl",
+        ".jsonl",
+        _jsonl(2, ["request", "headers", "connection"], {"keep": "alive"}),
+        "line 2",
+        "header 'connection': value is an object",
+    ),
+    (
+        "litellm-spend-response-surrogate",
+        "data/litellm-after-fix/litellm-spend.jsonl",
+        ".jsonl",
+        _jsonl(2, ["response"], "\ud83d", "data/litellm-after-fix/litellm-spend.jsonl"),
+        "line 2",
+        "JSON",
     ),
     (
         "jsonl-body-4350-digits",
@@ -413,3 +429,15 @@ def test_a_damaged_file_through_the_cli_is_never_a_traceback(c, tmp_path, capsys
     except SystemExit as e:
         code = e.code
     assert code in (0, None, 2)
+
+
+def test_a_problem_quoting_a_lone_surrogate_reaches_the_frame_as_u_fffd():
+    """A problem's message may quote the value it found (a DSH call id of ``"\\udc00x"``): the frame holds it with
+    U+FFFD, as every text column does, instead of failing to build (fuzz seed 6, dsh-session:104)."""
+    from toolkit.capture.load import Builder
+    from toolkit.wire.records import BAD_FIELD, EntryCount, Problem
+
+    b = Builder(redact=True)
+    b.add(Problem("s.jsonl", "line 1", BAD_FIELD, "call \udc00x (bash) has no tool/call event"), "jsonl")
+    b.add(EntryCount("s.jsonl", "line", 1), "jsonl")
+    assert b.build().problems.message.tolist() == ["call \ufffdx (bash) has no tool/call event"]

@@ -545,3 +545,12 @@ def test_request_content_part_text_that_is_not_text_is_an_issue():
         ("bad-field", f"item {i} part 0 text: {what_is_wrong(float('inf'))}, not text; left empty")
     ]
     assert len(info.inputs) == len(before.inputs)
+
+
+def test_schema_facts_of_an_enum_that_is_not_a_list():
+    """``enum`` holding text (``"\\ud83d"`` in a fuzzed tool) is no list of values: no value of it is null, and the
+    facts are read (``None in "x"`` raised TypeError, fuzz seed 5, jsonl:149)."""
+    from toolkit.wire.schemas import schema_facts
+
+    facts = schema_facts({"type": "object", "properties": {"a": {"enum": "x"}, "b": {"enum": [None, 1]}}})
+    assert facts.nullable == ("b",)

@@ -544,6 +544,11 @@ class Builder:
 
     def finish(self) -> dict[str, list[tuple]]:
         """Every frame's rows, the stored-once frames (parts, schemas) with their final counts; once."""
+        # a problem's message may quote what it found (a lone surrogate among it): the toolkit's own text is cleaned
+        self.rows["problems"] = [
+            (s, loc, kind, m if m is None or m.isascii() else clean_text(m), x)
+            for s, loc, kind, m, x in self.rows["problems"]
+        ]
         self.rows["input_parts"] = [(pid, *values, uses, first) for pid, values, uses, first in self.parts.values()]
         for h, (schema, nprops, uses, first) in self.schemas.items():
             self.rows["tool_schemas"].append((h, self._obj(schema), nprops, uses, first))

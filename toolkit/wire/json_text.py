@@ -125,13 +125,14 @@ def _long_integer_at(text: str) -> int:
     return 0
 
 
-def compact_deep(value: Any) -> str:
+def compact_deep(value: Any, *, sort_keys: bool = False, default: Any = None) -> str:
     """``json.dumps(value, separators=(",", ":"), ensure_ascii=False)`` without recursion: the standard encoder
     recurses once per level and meets Python's stack on values that ``loads`` accepts (up to ``MAX_JSON_DEPTH``),
-    and orjson's writer stops at 255 levels. Used only when those refuse, so its speed does not matter."""
+    and orjson's writer stops at 255 levels. Used only when those refuse, so its speed does not matter.
+    ``sort_keys`` and ``default`` are json's."""
     out: list[str] = []
     stack: list[Any] = [value]
-    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=default).encode
     while stack:
         v = stack.pop()
         if isinstance(v, _Close):
@@ -139,7 +140,7 @@ def compact_deep(value: Any) -> str:
         elif isinstance(v, dict):
             out.append("{")
             stack.append(_Close("}"))
-            items = list(v.items())
+            items = sorted(v.items()) if sort_keys else list(v.items())
             for i in range(len(items) - 1, -1, -1):
                 k, item = items[i]
                 stack.append(item)

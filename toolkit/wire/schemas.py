@@ -12,6 +12,8 @@ from typing import Any
 
 import orjson
 
+from toolkit.wire.json_text import compact_deep
+
 __all__ = ["SchemaFacts", "canonical_json", "flat_tool", "schema_facts", "schema_hash", "strict_state"]
 
 _MISSING = object()
@@ -37,8 +39,11 @@ def strict_state(tool: Any) -> str:
 
 
 def canonical_json(obj: Any) -> str:
-    """Key-sorted, compact, non-ASCII kept: equal schemas give equal strings."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr)
+    """Key-sorted, compact, non-ASCII kept: equal schemas give equal strings (at any depth)."""
+    try:
+        return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr)
+    except RecursionError:  # nested past json's stack (JSON allows MAX_JSON_DEPTH)
+        return compact_deep(obj, sort_keys=True, default=repr)
 
 
 _hash_cache: dict[str | bytes, str] = {}
@@ -63,8 +68,8 @@ def schema_hash(schema: Any) -> str:
     """
     try:
         key: str | bytes = orjson.dumps(schema)
-    except TypeError:
-        key = repr(schema)
+    except TypeError:  # also orjson's own recursion limit (255 levels), where repr would meet Python's
+        key = canonical_json(schema)
     if isinstance(key, bytes) and b"null" in key:
         key = repr(schema)
     digest = _hash_cache.get(key)
@@ -133,6 +138,7 @@ def _admits_null(s: Any) -> bool:
     t = s.get("type")
     if t == "null" or (isinstance(t, list) and "null" in t):
         return True
-    if None in (s.get("enum") or ()) or ("const" in s and s["const"] is None):
+    enum = s.get("enum")
+    if (isinstance(enum, list) and None in enum) or ("const" in s and s["const"] is None):
         return True
     return any(_admits_null(x) for k in ("anyOf", "oneOf") for x in (s.get(k) or ()))

@@ -11,6 +11,7 @@ import orjson
 
 from toolkit.wire.json_text import compact_deep, json_int, json_kind, loads, utf8
 from toolkit.wire.records import BAD_FIELD, Issue
+from toolkit.wire.values import finite, what_is_wrong
 
 if TYPE_CHECKING:
     from toolkit.sources.jsonl.entry import Entry
@@ -87,23 +88,40 @@ def headers(value: Any, direction: str, issues: list[Issue]) -> list[tuple[str, 
     if isinstance(value, dict):
         for name, v in value.items():
             for item in v if isinstance(v, list) else [v]:
-                out.append((str(name), _header_value(item)))
+                _add_header(out, name, item, direction, issues)
         return out
     if isinstance(value, list):
         for item in value:
             if isinstance(item, dict) and "name" in item:
-                out.append((str(item["name"]), _header_value(item.get("value"))))
+                _add_header(out, item["name"], item.get("value"), direction, issues)
             elif isinstance(item, (list, tuple)) and len(item) == 2:
-                out.append((str(item[0]), _header_value(item[1])))
+                _add_header(out, item[0], item[1], direction, issues)
             else:
-                issues.append(Issue(BAD_FIELD, f"{direction} header entry {str(item)[:80]!r} skipped"))
+                issues.append(
+                    Issue(BAD_FIELD, f"{direction} header entry: {what_is_wrong(item)}, not a header; skipped")
+                )
         return out
     issues.append(Issue(BAD_FIELD, f"{direction} headers are a JSON {json_kind(value)}; ignored"))
     return []
 
 
-def _header_value(value: Any) -> str:
-    return "" if value is None else value if isinstance(value, str) else str(value)
+def _add_header(out: list[tuple[str, str]], name: Any, value: Any, direction: str, issues: list[Issue]) -> None:
+    """One header, its value as text: a number as its JSON text (recorders write ``content-length: 12``), null as
+    empty; a name that is no text, or a value that is an object, an array or a boolean, is a problem and the
+    header is left out (never its Python ``repr``, which a value 1,000 levels deep cannot even make)."""
+    if not isinstance(name, str):
+        issues.append(Issue(BAD_FIELD, f"{direction} header name: {what_is_wrong(name)}, not text; header skipped"))
+        return
+    if value is None or isinstance(value, str):
+        out.append((name, value or ""))
+        return
+    number = finite(value) if not isinstance(value, bool) else None
+    if number is not None:
+        out.append((name, str(value) if isinstance(value, int) else repr(number)))
+        return
+    issues.append(
+        Issue(BAD_FIELD, f"{direction} header {name[:80]!r}: value is {what_is_wrong(value)}, not text; skipped")
+    )
 
 
 def header(pairs: list[tuple[str, str]], name: str) -> str | None:

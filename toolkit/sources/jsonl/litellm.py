@@ -118,7 +118,8 @@ def entry(obj: dict[str, Any]) -> Entry:
         response = None
     if not not_stored(response):
         response_text = response if isinstance(response, str) else compact(response)
-        e.response_body, e.response_bytes = response_text, len(response_text.encode("utf-8"))
+        # a lone surrogate ("\ud83d" in the log) is sized as a lenient writer writes it; the decoder reports it
+        e.response_body, e.response_bytes = response_text, len(response_text.encode("utf-8", "surrogatepass"))
     for direction, body in (("request", e.request_body), ("response", e.response_body)):
         if isinstance(body, str) and TRUNCATED in body:
             e.issues.append(

@@ -90,6 +90,37 @@ def test_a_litellm_wrapped_openai_sdk_error_is_peeled_layer_by_layer():
             ("dsh: MISSING_CREDENTIAL",),
         ),
         (f"AI_APICallError: {JUSTIFICATION}", "dsh-invalid-justification", ("AI_APICallError",)),
+        # claude-code-router around OpenRouter, whose "Provider returned error" holds the provider's body in raw
+        (
+            "API Error: 400 "
+            + json.dumps(
+                {
+                    "error": {
+                        "message": "Error from provider(400): "
+                        + json.dumps(
+                            {
+                                "error": {
+                                    "message": "Provider returned error",
+                                    "code": 400,
+                                    "metadata": {
+                                        "raw": json.dumps({"error": {"message": ITEMS}}),
+                                        "provider_name": "x",
+                                    },
+                                }
+                            }
+                        )
+                    }
+                }
+            ),
+            "openai-strict-array-items",
+            (
+                "API Error: 400",
+                "json error.message",
+                "Error from provider(400)",
+                "json error.metadata.raw",
+                "json error.message",
+            ),
+        ),
     ],
 )
 def test_a_rule_for_the_providers_text_catches_it_however_wrapped(wrapped, rule_id, peeled):

@@ -704,7 +704,14 @@ WRAPPERS: tuple[tuple[re.Pattern, str, str], ...] = (
     _prefix_wrapper(
         r"^API Error: (?P<status>[1-5]\d\d) (?P<rest>.+)$",
         "API Error: {status}",
-        'Claude Code\'s API error line (`API Error: 400 {"type":"error",…}`), as quoted in its users\' reports',
+        "Claude Code's API error line (`API Error: 400 {…}`, `API Error: 404 No endpoints found …`), as its users "
+        "quote it: https://github.com/musistudio/claude-code-router/issues/583, …/issues/593",
+    ),
+    _prefix_wrapper(
+        r"^Error from provider\((?P<status>[1-5]\d\d)\):\s*(?P<rest>.+)$",
+        "Error from provider({status})",
+        "claude-code-router's provider error (`Error from provider(400): {…}`), as quoted in "
+        "https://github.com/musistudio/claude-code-router/issues/593 and …/issues/599",
     ),
     _prefix_wrapper(
         r"^.+? API error \((?P<status>[1-5]\d\d)\): (?P<rest>.+)$",
@@ -788,6 +795,12 @@ def _body_layer(text: str) -> Layer | None:
         return None
     error = body.get("error")
     holder: Mapping = error if isinstance(error, Mapping) else body
+    metadata = holder.get("metadata")
+    raw = metadata.get("raw") if isinstance(metadata, Mapping) else None
+    if isinstance(raw, str) and raw.strip():  # OpenRouter: "Provider returned error", the provider's body in raw
+        where = "error.metadata.raw" if holder is error else "metadata.raw"
+        status = holder.get("code") if isinstance(holder.get("code"), int) else None
+        return Layer(f"{kind} {where}", raw, status=None if status is None else str(status))
     for key in ("message", "detail", "error_message"):
         value = holder.get(key)
         if isinstance(value, str) and value.strip():

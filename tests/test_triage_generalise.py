@@ -66,6 +66,12 @@ def test_a_litellm_wrapped_openai_sdk_error_is_peeled_layer_by_layer():
             ("Error code: 400", "dict error.message"),
         ),
         (f"Error code: 400 - {ITEMS}", "openai-strict-array-items", ("Error code: 400",)),  # openai 3.57.0
+        # a traceback's last line: the exception's qualified class before its str()
+        (
+            "litellm.exceptions.BadRequestError: " + _litellm("BadRequestError", "OpenAI", ITEMS),
+            "openai-strict-array-items",
+            ("litellm.exceptions.BadRequestError", "litellm.BadRequestError", "OpenAIException"),
+        ),
         (
             "400 " + json.dumps({"error": {"message": ITEMS}}),
             "openai-strict-array-items",

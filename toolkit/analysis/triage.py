@@ -676,10 +676,11 @@ def _prefix_wrapper(pattern: str, label: str, source: str) -> tuple[re.Pattern, 
 #: the text wins.
 WRAPPERS: tuple[tuple[re.Pattern, str, str], ...] = (
     _prefix_wrapper(
-        r"^(?P<name>litellm\.\w+): (?P<rest>.+?)(?: LiteLLM Retried: \d+ times(?:, LiteLLM Max Retries: \d+)?)?$",
+        r"^(?P<name>litellm(?:\.\w+)+): (?P<rest>.+?)(?: LiteLLM Retried: \d+ times(?:, LiteLLM Max Retries: \d+)?)?$",
         "{name}",
         'litellm litellm/exceptions.py @ 1.110.2 (`self.message = f"litellm.BadRequestError: {message}"`, and '
-        "__str__ appending ` LiteLLM Retried: N times`)",
+        "__str__ appending ` LiteLLM Retried: N times`; a traceback's last line puts `litellm.exceptions.<Class>: ` "
+        "before it)",
     ),
     _prefix_wrapper(
         r"^(?:(?:RateLimitError|ContextWindowExceededError|ContentPolicyViolationError): )?"

@@ -220,3 +220,47 @@ def test_a_classification_says_whether_its_rule_is_generic_and_why():
         False,
         next(r.why for r in triage.load_rules() if r.id == specific.rule_id),
     )
+
+
+# ---- a family of knowledge texts ------------------------------------------------------------------
+
+
+def _family(**over) -> dict:
+    rule = {
+        "id": "mine",
+        "layer": "serialization-protocol",
+        "templates": "openai_strict.RULES",
+        "subject": "Invalid schema for function '{name}': ",
+        "explain": "x.",
+        "fix": "x.",
+        "source": "x",
+    }
+    rule.update(over)
+    return rule
+
+
+def test_a_templates_entry_makes_one_rule_per_knowledge_text():
+    from toolkit.knowledge import openai_strict
+
+    rules = triage.load_rules([_family()])
+    mine = [r for r in rules if r.family == "mine"]
+    wordings = sum(max(1, len(set(getattr(r, "dated", ()) or ()))) for r in openai_strict.RULES.values())
+    assert len(mine) == wordings and rules[: len(mine)] == mine  # a user's family is tried first
+    assert triage.classify(ITEMS, rules=rules).rule_id == "mine-array-items"
+    assert triage.classify("In context=(), array schema missing items.", rules=rules).rule_id == "mine-array-items"
+
+
+@pytest.mark.parametrize(
+    ("over", "message"),
+    [
+        ({"templates": "dsh_runtime.MODES"}, r"is not a mapping of entries with a 'template' text"),
+        ({"templates": "nowhere.RULES"}, r"does not name anything in toolkit\.knowledge"),
+        ({"subject": 3}, r"'subject' must be a format text or a list of them"),
+        ({"subject": "for {context}: "}, r"'subject' and openai_strict\.RULES\[.*\] use the same placeholder name"),
+        ({"match": "^x$"}, r"needs exactly one of 'match'"),
+        ({"fields": "status"}, r"'args', 'until' and 'fields' do not go with 'templates'"),
+    ],
+)
+def test_a_bad_templates_entry_is_refused(over, message):
+    with pytest.raises(triage.RuleError, match=message):
+        triage.load_rules([_family(**over)])

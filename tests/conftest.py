@@ -62,6 +62,13 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
             "DSH session logs to run it, e.g. "
             f"{DSH_SESSIONS_ENV}=../shared/reference/dsh-sessions make test"
         )
+    ran = (r for reports in terminalreporter.stats.values() for r in reports if hasattr(r, "nodeid"))
+    if any(r.nodeid.startswith("tests/test_triage_coverage.py") for r in ran):
+        # the triage corpus's coverage per family, as the README shows it (toolkit.analysis.triage_coverage)
+        from toolkit.analysis import triage_coverage
+
+        terminalreporter.write_sep("-", "triage coverage (all texts (held-out texts))")
+        terminalreporter.write_line(triage_coverage.table(triage_coverage.coverage(triage_coverage.read_corpus())))
 
 
 @pytest.fixture(scope="session")

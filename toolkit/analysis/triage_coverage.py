@@ -7,6 +7,11 @@ the texts each family's users bring get a rule that names the cause. Texts marke
 sources the rules were not written from, so their share is the measure of generalisation; they are
 counted apart.
 
+An entry: ``text`` (verbatim), ``stack`` (the system that produced it), ``family`` (the row of the table),
+``source`` (the report's URL, or repo/path@version where the text is defined), ``expect: {rule, layer}``
+(a rule id, or ``unknown`` for both), and optionally ``date`` (``'YYYY-MM-DD'``), ``held_out``,
+``error_code`` and ``status`` (as ``classify`` takes them) and ``note``.
+
 Each text gets one outcome (``OUTCOMES``): the expected rule (``specific``), another rule that names a
 cause in the expected layer (``layer``), a generic HTTP fallback (``generic``: where the failure was seen,
 not its cause), no rule (``unknown``), or a rule in another layer (``wrong``). An entry expected

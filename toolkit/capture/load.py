@@ -588,7 +588,7 @@ _EXCHANGE_FIELDS = {
 }
 _EVENT_FIELDS = {"seq": "int", "time": "time", "type": "text", "turn": "int", "step": "int"}
 _TOOL_FIELDS = {"name": "text", "description": "text"}
-_CALL_FIELDS = {"call_id": "text", "item_id": "text", "name": "text", "arguments_raw": "text"}
+_CALL_FIELDS = {"call_id": "text", "item_id": "text", "name": "text", "arguments_raw": "text", "parse_error": "text"}
 _HEADER_FIELDS = {"name": "text", "value": "text"}
 _RESULT_FIELDS = {
     "call_id": "text",
@@ -600,6 +600,8 @@ _RESULT_FIELDS = {
     "step": "int",
 }
 _PART_FIELDS = {
+    "item_type": "text",
+    "part_type": "text",
     "role": "text",
     "media_type": "text",
     "byte_size": "int",

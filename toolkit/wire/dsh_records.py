@@ -640,6 +640,10 @@ class SessionDecoder:
                 Issue(REQUEST_BODY, f"request/header at line {line} has tools as a JSON {json_kind(tools)}")
             )
         for i, t in enumerate(tools if isinstance(tools, list) else ()):
+            if not isinstance(t, (dict, str)):
+                self._pending_issues.append(
+                    Issue(REQUEST_BODY, f"request/header at line {line}: tools[{i}] is {what_is_wrong(t)}; left out")
+                )
             if isinstance(t, dict):
                 for k in ("name", "description"):
                     if t.get(k) is not None:

@@ -23,6 +23,7 @@ __all__ = [
     "loads",
     "parse_arguments",
     "utf8",
+    "utf8_size",
 ]
 
 
@@ -230,3 +231,15 @@ def utf8(text: str) -> bytes:
     data = text.encode("utf-8")
     _last_utf8 = (text, data)
     return data
+
+
+def utf8_size(text: str) -> int:
+    """The UTF-8 length of a text as read (an ASCII text's is its length, no copy). A lone surrogate (``"\\ud800"``
+    in JSON, which no UTF-8 writer accepts) counts the 3 bytes a lenient writer gives it: a size is measured for
+    every body, and the decoder that reads the text is the one that reports the surrogate."""
+    if text.isascii():
+        return len(text)
+    try:
+        return len(utf8(text))
+    except UnicodeEncodeError:
+        return len(text.encode("utf-8", "surrogatepass"))

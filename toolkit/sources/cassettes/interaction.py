@@ -35,7 +35,7 @@ from toolkit.wire.encodings import (
     sniff_compression,
 )
 from toolkit.wire.http import decode_exchange, host_and_path
-from toolkit.wire.json_text import json_kind
+from toolkit.wire.json_text import json_kind, utf8_size
 from toolkit.wire.records import (
     BAD_BASE64,
     BAD_BODY,
@@ -299,7 +299,7 @@ def body_bytes(value: Any, it: Interaction, direction: str) -> tuple[bytes | str
         it.issues.append(Issue(BAD_BASE64, f"{direction} body: {value.message}"))
         return None, None
     if isinstance(value, str):
-        return value, len(value.encode("utf-8"))
+        return value, utf8_size(value)
     if not isinstance(value, bytes):
         it.issues.append(Issue(BAD_BODY, f"{direction} body is a {json_kind(value)}, not text or bytes"))
         return None, None

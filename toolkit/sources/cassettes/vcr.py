@@ -33,6 +33,7 @@ from toolkit.sources.cassettes.interaction import (
     read_cassette,
     request_response,
 )
+from toolkit.wire.json_text import utf8_size
 from toolkit.wire.records import BAD_BODY, BAD_FIELD, Decoded, EntryCount, Issue, Problem
 
 __all__ = ["read", "recognize"]
@@ -76,7 +77,7 @@ def _body(part: dict[str, Any], value: Any, it: Interaction, direction: str) -> 
             it.issues.append(Issue(BAD_BODY, f"{direction} parsed_body is not JSON: {str(exc)[:200]}"))
             return None, None
         it.fidelity_of("json")
-        return text, len(text.encode("utf-8"))
+        return text, utf8_size(text)
     if value is not None:
         it.fidelity_of("wire")
     return body_bytes(value, it, direction)

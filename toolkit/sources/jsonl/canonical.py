@@ -29,11 +29,10 @@ from toolkit.sources.jsonl.fields import (
     number,
     status,
     str_or_none,
-    utf8_size,
 )
 from toolkit.wire import encodings
 from toolkit.wire.http import ParsedBody
-from toolkit.wire.json_text import json_kind
+from toolkit.wire.json_text import json_kind, utf8_size
 from toolkit.wire.records import BAD_BODY, BODY_MISSING, Issue
 
 __all__ = ["TIME_KEYS", "body", "entry", "matches"]
@@ -50,7 +49,8 @@ def matches(obj: dict[str, Any]) -> bool:
 
 
 def entry(obj: dict[str, Any]) -> Entry:
-    e = Entry(log_id=str_or_none(obj.get("id")))
+    e = Entry()
+    e.log_id = str_or_none(obj.get("id"), e.issues, "id")
     for key in TIME_KEYS:
         if obj.get(key) is not None:
             e.started_at = epoch(obj[key], key, e.issues)
@@ -58,8 +58,8 @@ def entry(obj: dict[str, Any]) -> Entry:
     e.duration_ms = number(obj.get("duration_ms"), "duration_ms", e.issues)
     req = obj["request"]
     resp = obj.get("response")
-    e.method = str_or_none(req.get("method"))
-    e.url = str_or_none(req.get("url"))
+    e.method = str_or_none(req.get("method"), e.issues, "method")
+    e.url = str_or_none(req.get("url"), e.issues, "url")
     e.request_headers = headers(req.get("headers"), "request", e.issues)
     value = req.get("body")
     if value is None and (e.method or "POST").upper() not in _BODILESS:  # its tools and inputs are unknown
@@ -114,4 +114,4 @@ def body(
                 # exporters often keep the header after decoding the bytes; use them as they are
         return data, size, "wire"
     text = compact(value)
-    return text, len(text.encode("utf-8")), "json"
+    return text, utf8_size(text), "json"

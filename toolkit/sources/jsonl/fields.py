@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from toolkit.wire.json_text import compact_deep, json_int, json_kind, loads, utf8
+from toolkit.wire.json_text import compact_deep, json_int, json_kind, loads
 from toolkit.wire.records import BAD_FIELD, Issue
 from toolkit.wire.values import finite, what_is_wrong
 
@@ -29,7 +29,6 @@ __all__ = [
     "status",
     "str_or_none",
     "timing",
-    "utf8_size",
 ]
 
 
@@ -53,11 +52,6 @@ def compact_size(value: Any) -> int:
         return len(orjson.dumps(value))
     except TypeError:
         return len(compact(value).encode("utf-8", "surrogatepass"))
-
-
-def utf8_size(text: str) -> int:
-    """The UTF-8 length of a text; an ASCII text's is its length (no copy)."""
-    return len(text) if text.isascii() else len(utf8(text))
 
 
 def json_value(value: Any) -> Any:
@@ -187,10 +181,17 @@ def status(value: Any, issues: list[Issue]) -> int | None:
         return None
 
 
-def str_or_none(value: Any) -> str | None:
-    if value is None:
-        return None
-    return value if isinstance(value, str) else str(value)
+def str_or_none(value: Any, issues: list[Issue] | None = None, what: str = "field") -> str | None:
+    """A text field: text as it is, a number as its JSON text (logs write ids and statuses as numbers), null as
+    ``None``. An object, an array or a boolean has no text: ``None``, and a ``BAD_FIELD`` issue in ``issues`` naming
+    ``what`` (its Python ``repr`` was kept before; of a value 1,000 levels deep there is none)."""
+    if value is None or isinstance(value, str):
+        return value
+    if not isinstance(value, bool) and isinstance(value, (int, float)) and finite(value) is not None:
+        return str(value) if isinstance(value, int) else repr(value)
+    if issues is not None:
+        issues.append(Issue(BAD_FIELD, f"{what}: {what_is_wrong(value)}, not text; left empty"))
+    return None
 
 
 def timing(e: Entry, obj: dict[str, Any], start_key: str, end_key: str, duration_key: str) -> None:

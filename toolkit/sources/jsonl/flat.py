@@ -35,14 +35,15 @@ def matches(obj: dict[str, Any]) -> bool:
 
 
 def entry(obj: dict[str, Any]) -> Entry:
-    e = Entry(log_id=str_or_none(next((obj[k] for k in ID_KEYS if obj.get(k) is not None), None)))
+    e = Entry()
+    e.log_id = str_or_none(next((obj[k] for k in ID_KEYS if obj.get(k) is not None), None), e.issues, "id")
     for key in TIME_KEYS:
         if obj.get(key) is not None:
             e.started_at = epoch(obj[key], key, e.issues)
             break
     e.duration_ms = number(obj.get("duration_ms"), "duration_ms", e.issues)
-    e.method = str_or_none(obj.get("method"))
-    e.url = str_or_none(obj.get("url"))
+    e.method = str_or_none(obj.get("method"), e.issues, "method")
+    e.url = str_or_none(obj.get("url"), e.issues, "url")
     e.status = status(obj.get("status"), e.issues)
     fidelities = []
     for direction in ("request", "response"):

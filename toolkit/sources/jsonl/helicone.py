@@ -21,6 +21,7 @@ from typing import Any
 
 from toolkit.sources.jsonl.entry import Entry
 from toolkit.sources.jsonl.fields import compact, count, json_value, not_stored, status, str_or_none, timing
+from toolkit.wire.json_text import utf8_size
 from toolkit.wire.records import BODY_MISSING, Issue
 
 __all__ = ["KEYS", "entry", "matches"]
@@ -42,10 +43,11 @@ def matches(obj: dict[str, Any]) -> bool:
 
 
 def entry(obj: dict[str, Any]) -> Entry:
-    e = Entry(log_id=str_or_none(obj.get("request_id")), method="POST", fidelity="json")
+    e = Entry(method="POST", fidelity="json")
+    e.log_id = str_or_none(obj.get("request_id"), e.issues, "request_id")
     timing(e, obj, "request_created_at", "response_created_at", "delay_ms")
-    target = str_or_none(obj.get("target_url"))
-    req_path = str_or_none(obj.get("request_path"))
+    target = str_or_none(obj.get("target_url"), e.issues, "target_url")
+    req_path = str_or_none(obj.get("request_path"), e.issues, "request_path")
     if target and "://" in target:
         e.url = target
     elif req_path and "://" in req_path:
@@ -53,7 +55,7 @@ def entry(obj: dict[str, Any]) -> Entry:
     elif target or req_path:
         e.url = target or req_path
     e.status = status(obj.get("response_status"), e.issues)
-    e.provider = str_or_none(obj.get("provider"))
+    e.provider = str_or_none(obj.get("provider"), e.issues, "provider")
     e.model = str_or_none(obj.get("model") or obj.get("request_model") or obj.get("response_model"))
     e.input_tokens = count(obj.get("prompt_tokens"))
     e.output_tokens = count(obj.get("completion_tokens"))
@@ -64,7 +66,7 @@ def entry(obj: dict[str, Any]) -> Entry:
             missing.append(direction)
             continue
         body = value if isinstance(value, str) else compact(value)
-        size = len(body.encode("utf-8"))
+        size = utf8_size(body)
         if direction == "request":
             e.request_body, e.request_bytes = body, size
         else:

@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 
 from toolkit.sources.jsonl.entry import Entry
 from toolkit.sources.jsonl.fields import compact, count, headers, json_value, not_stored, str_or_none, timing
+from toolkit.wire.json_text import utf8_size
 from toolkit.wire.records import BODY_MISSING, BODY_TRUNCATED, GATEWAY_FAILURE, Issue
 
 __all__ = ["ENDPOINTS", "KEYS", "TRUNCATED", "entry", "matches"]
@@ -60,26 +61,27 @@ def matches(obj: dict[str, Any]) -> bool:
 
 
 def entry(obj: dict[str, Any]) -> Entry:
-    e = Entry(log_id=str_or_none(obj.get("request_id")), method="POST", fidelity="normalised")
+    e = Entry(method="POST", fidelity="normalised")
+    e.log_id = str_or_none(obj.get("request_id"), e.issues, "request_id")
     timing(e, obj, "startTime", "endTime", "request_duration_ms")
-    call_type = str_or_none(obj.get("call_type"))
-    e.url = _url(str_or_none(obj.get("api_base")), call_type)
-    e.provider = str_or_none(obj.get("custom_llm_provider"))
-    e.model = str_or_none(obj.get("model"))
+    call_type = str_or_none(obj.get("call_type"), e.issues, "call_type")
+    e.url = _url(str_or_none(obj.get("api_base"), e.issues, "api_base"), call_type)
+    e.provider = str_or_none(obj.get("custom_llm_provider"), e.issues, "custom_llm_provider")
+    e.model = str_or_none(obj.get("model"), e.issues, "model")
     e.input_tokens = count(obj.get("prompt_tokens"))
     e.output_tokens = count(obj.get("completion_tokens"))
-    status = str_or_none(obj.get("status"))
+    status = str_or_none(obj.get("status"), e.issues, "status")
     metadata = json_value(obj.get("metadata"))
     if status == "success":
         e.status = 200
     elif status == "failure":
         info = metadata.get("error_information") if isinstance(metadata, dict) else None
         if isinstance(info, dict):
-            code = str_or_none(info.get("error_code"))
+            code = str_or_none(info.get("error_code"), e.issues, "error_code")
             e.status = int(code) if code and code.isdigit() else None
             e.error_code = code
-            e.error_type = str_or_none(info.get("error_class"))
-            e.error_message = str_or_none(info.get("error_message"))
+            e.error_type = str_or_none(info.get("error_class"), e.issues, "error_class")
+            e.error_message = str_or_none(info.get("error_message"), e.issues, "error_message")
         e.issues.append(Issue(GATEWAY_FAILURE, "LiteLLM logged this call as a failure"))
 
     request = json_value(obj.get("proxy_server_request"))
@@ -106,7 +108,7 @@ def entry(obj: dict[str, Any]) -> Entry:
         e.issues.append(Issue(BODY_MISSING, "LiteLLM stored no response body"))
     if not not_stored(request):
         request_text = request if isinstance(request, str) else compact(request)
-        e.request_body, e.request_bytes = request_text, len(request_text.encode("utf-8"))
+        e.request_body, e.request_bytes = request_text, utf8_size(request_text)
     if _bridged(call_type, response):
         e.issues.append(
             Issue(
@@ -118,8 +120,7 @@ def entry(obj: dict[str, Any]) -> Entry:
         response = None
     if not not_stored(response):
         response_text = response if isinstance(response, str) else compact(response)
-        # a lone surrogate ("\ud83d" in the log) is sized as a lenient writer writes it; the decoder reports it
-        e.response_body, e.response_bytes = response_text, len(response_text.encode("utf-8", "surrogatepass"))
+        e.response_body, e.response_bytes = response_text, utf8_size(response_text)
     for direction, body in (("request", e.request_body), ("response", e.response_body)):
         if isinstance(body, str) and TRUNCATED in body:
             e.issues.append(

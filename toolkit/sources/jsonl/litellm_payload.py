@@ -33,6 +33,7 @@ from typing import Any
 from toolkit.sources.jsonl.entry import Entry
 from toolkit.sources.jsonl.fields import compact, count, json_value, not_stored, str_or_none, timing
 from toolkit.sources.jsonl.litellm import ENDPOINTS, _url
+from toolkit.wire.json_text import utf8_size
 from toolkit.wire.records import BODY_MISSING, BODY_TRUNCATED, GATEWAY_FAILURE, Issue
 
 __all__ = ["BASE64_CUT", "KEYS", "OBJECT_ENDPOINTS", "entry", "matches"]
@@ -51,28 +52,31 @@ def matches(obj: dict[str, Any]) -> bool:
 
 
 def entry(obj: dict[str, Any]) -> Entry:
-    e = Entry(log_id=str_or_none(obj.get("id")), method="POST", fidelity="normalised")
+    e = Entry(method="POST", fidelity="normalised")
+    e.log_id = str_or_none(obj.get("id"), e.issues, "id")
     timing(e, obj, "startTime", "endTime", "request_duration_ms")
-    e.provider = str_or_none(obj.get("custom_llm_provider"))
-    e.model = str_or_none(obj.get("model"))
+    e.provider = str_or_none(obj.get("custom_llm_provider"), e.issues, "custom_llm_provider")
+    e.model = str_or_none(obj.get("model"), e.issues, "model")
     e.input_tokens = count(obj.get("prompt_tokens"))
     e.output_tokens = count(obj.get("completion_tokens"))
     response = json_value(obj.get("response"))
-    endpoint = _endpoint(response, str_or_none(obj.get("call_type")))
-    e.url = _url(str_or_none(obj.get("api_base")), None)
+    endpoint = _endpoint(response, str_or_none(obj.get("call_type"), e.issues, "call_type"))
+    e.url = _url(str_or_none(obj.get("api_base"), e.issues, "api_base"), None)
     if e.url and endpoint and not e.url.endswith(endpoint):
         e.url += endpoint
-    status = str_or_none(obj.get("status"))
+    status = str_or_none(obj.get("status"), e.issues, "status")
     if status == "success":
         e.status = 200
     elif status == "failure":
         info = json_value(obj.get("error_information"))
         if isinstance(info, dict):
-            code = str_or_none(info.get("error_code"))
+            code = str_or_none(info.get("error_code"), e.issues, "error_code")
             e.status = int(code) if code and code.isdigit() else None
             e.error_code = code or None
-            e.error_type = str_or_none(info.get("error_class")) or None
-            e.error_message = str_or_none(info.get("error_message")) or str_or_none(obj.get("error_str"))
+            e.error_type = str_or_none(info.get("error_class"), e.issues, "error_class") or None
+            e.error_message = str_or_none(info.get("error_message"), e.issues, "error_message") or str_or_none(
+                obj.get("error_str"), e.issues, "error_str"
+            )
         e.issues.append(Issue(GATEWAY_FAILURE, "LiteLLM logged this call as a failure"))
 
     request = _request(obj, endpoint, e.provider)
@@ -80,7 +84,7 @@ def entry(obj: dict[str, Any]) -> Entry:
         e.issues.append(Issue(BODY_MISSING, "LiteLLM logged no messages or model_parameters for the request"))
     else:
         text = compact(request)
-        e.request_body, e.request_bytes = text, len(text.encode("utf-8"))
+        e.request_body, e.request_bytes = text, utf8_size(text)
         if BASE64_CUT in text:
             e.issues.append(Issue(BODY_TRUNCATED, "LiteLLM cut the base64 data in the logged request"))
         if endpoint == "/chat/completions" and ENDPOINTS.get(str(obj.get("call_type"))) == "/responses":
@@ -95,7 +99,7 @@ def entry(obj: dict[str, Any]) -> Entry:
         e.issues.append(Issue(BODY_MISSING, "LiteLLM logged no response object"))
     else:
         text = response if isinstance(response, str) else compact(response)
-        e.response_body, e.response_bytes = text, len(text.encode("utf-8"))
+        e.response_body, e.response_bytes = text, utf8_size(text)
     return e
 
 

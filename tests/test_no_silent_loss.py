@@ -353,3 +353,23 @@ def test_a_problem_outside_every_entry_does_not_stand_for_a_lost_entry(fmt, seed
         b.add(Problem("seed", lost.exchange.location, BAD_ENTRY, "this entry could not be read"), fmt)
     row = b.build().summary().iloc[0]
     assert (row["read"], bool(row["reconciles"])) == (row["entries"] - 1, said)
+
+
+@pytest.mark.parametrize("before_it", ['"x" * 3000', "a value 1,000 levels deep"])
+def test_a_response_body_whose_object_key_comes_late_is_read_as_its_api(tmp_path, before_it):
+    """A saved response body names its API in ``object``; a long or deep value before it pushed that key past the head
+    the decoder sniffs, and the body was read as no API, its call lost without a word (fuzz seed 2701,
+    response-body:84). The reader now tells the decoder the API the file names."""
+    import re
+
+    seed = FIXTURES / "response-body/responses_function_call.json"
+    text = seed.read_text(encoding="utf-8")
+    key = re.search(r'"object"\s*:\s*"response"\s*,', text)
+    assert key is not None and key.start() < 2000
+    value = json.dumps("x" * 3000) if before_it.startswith('"x"') else "[" * 1000 + "]" * 1000
+    cap = _load(
+        tmp_path, "late.json", (text[: key.start()] + f'"metadata_x": {value}, ' + text[key.start() :]).encode()
+    )
+    before = load_capture(seed, progress=False)
+    assert cap.problems.empty and before.problems.empty
+    assert (len(cap.calls), cap.exchanges.api.tolist()) == (len(before.calls), before.exchanges.api.tolist())

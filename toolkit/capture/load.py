@@ -587,7 +587,7 @@ _EXCHANGE_FIELDS = {
     "log_id": "text",
 }
 _EVENT_FIELDS = {"seq": "int", "time": "time", "type": "text", "turn": "int", "step": "int"}
-_TOOL_FIELDS = {"name": "text", "description": "text"}
+_TOOL_FIELDS = {"name": "text", "description": "text", "kind": "text"}
 _CALL_FIELDS = {"call_id": "text", "item_id": "text", "name": "text", "arguments_raw": "text", "parse_error": "text"}
 _HEADER_FIELDS = {"name": "text", "value": "text"}
 _RESULT_FIELDS = {

@@ -20,6 +20,7 @@ __all__ = [
     "INPUT_ITEMS",
     "LINE_TYPES",
     "LONE_JUSTIFICATION",
+    "MESSAGE_ROLES",
     "MODEL_OUTPUT_ITEMS",
     "SANDBOX_MODES",
     "SANDBOX_PERMISSIONS",
@@ -45,6 +46,9 @@ LINE_TYPES = (
     "world_state",
     "token_usage_record",
 )
+#: The roles of a ``message`` response item: the Responses API's message roles, which Codex's ``ResponseItem::Message``
+#: carries as text (codex-rs/protocol/src/models.rs); only ``assistant`` is the model's output.
+MESSAGE_ROLES = ("user", "assistant", "system", "developer")
 #: ``response_item`` payload types the model produces (a ``message`` only with role ``assistant``).
 MODEL_OUTPUT_ITEMS = (
     "message",

@@ -219,6 +219,9 @@ class _Rollout:
         elif kind == "response_item" and sub == "message" and not isinstance(payload.get("role"), str):
             role = payload.get("role")
             msg = f"message role is a {json_kind(role)}, not a string; not read as the model's output"
+        elif kind == "response_item" and sub == "message" and payload["role"] not in codex.MESSAGE_ROLES:
+            told = repr(payload["role"][:40])
+            msg = f"message role {told} is not one of {', '.join(codex.MESSAGE_ROLES)}; not read as the model's output"
         elif kind == "response_item" and "call_id" in payload and not isinstance(payload["call_id"], str):
             msg = f"{sub} call_id is a {json_kind(payload['call_id'])}, not a string; read without a call id"
         elif kind == "turn_context":

@@ -56,7 +56,7 @@ def read(path: str | PathLike[str], source: str) -> Iterator[Decoded | Problem |
     bom = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
     text = raw[bom:].decode("utf-8", errors="replace")
     try:
-        json_text.loads(text)
+        doc = json_text.loads(text)
     except json.JSONDecodeError as exc:
         where = f"byte {bom + len(text[: exc.pos].encode('utf-8'))}"
         yield Problem(source, where, BAD_ENTRY, f"{where}: the response body is not JSON: {describe_json_error(exc)}")
@@ -68,5 +68,7 @@ def read(path: str | PathLike[str], source: str) -> Iterator[Decoded | Problem |
             response_bytes=len(raw),
             body_fidelity="json",
         )
-        yield decode_exchange(ex, None, raw[bom:], response_content_type="application/json")
+        told = doc.get("object") if isinstance(doc, dict) else None
+        api = {"response": "responses", "chat.completion": "chat"}.get(told) if isinstance(told, str) else None
+        yield decode_exchange(ex, None, raw[bom:], response_content_type="application/json", api=api)
     yield EntryCount(source, "body", 1)

@@ -33,6 +33,7 @@ from toolkit.wire.records import (
     Exchange,
     Issue,
 )
+from toolkit.wire.values import clean_text, has_surrogate
 
 __all__ = ["ParsedBody", "apply_result", "decode_exchange", "host_and_path"]
 
@@ -72,8 +73,12 @@ def decode_exchange(
     *,
     request_content_type: str | None = None,
     response_content_type: str | None = None,
+    api: str | None = None,
 ) -> Decoded:
     """Fill ``exchange`` (api, model, stream, terminal, error_*) and decode its child rows.
+
+    ``api`` is for a reader that knows the API from the file itself (a saved response body names its ``object``),
+    as a path would tell it: then the body's head is not sniffed.
 
     Bodies are already de-encoded (no base64, no Content-Encoding). A body that is not valid JSON, a
     malformed SSE frame or a cut stream becomes an ``Issue`` on the bundle, never an exception.
@@ -82,13 +87,13 @@ def decode_exchange(
     """
     out = Decoded(exchange)
     try:
-        _decode(out, request_body, response_body, response_content_type)
+        _decode(out, request_body, response_body, response_content_type, api)
     except Exception as e:  # a decoder bug must not lose the exchange
         out.issues.append(Issue(DECODER, f"{type(e).__name__}: {e}"))
     return out
 
 
-def _decode(out: Decoded, request_body: Any, response_body: Any, response_ct: str | None) -> None:
+def _decode(out: Decoded, request_body: Any, response_body: Any, response_ct: str | None, api: str | None) -> None:
     ex = out.exchange
     req = None
     req_error = None
@@ -106,7 +111,12 @@ def _decode(out: Decoded, request_body: Any, response_body: Any, response_ct: st
             req_error = describe_json_error(e)
     out.request = req
     resp_text = _text(response_body)
-    ex.api, by_path = _api(ex.path or ex.url, req)
+    if resp_text is not None and has_surrogate(resp_text):  # a log's "\udc00": text no UTF-8 writer accepts
+        out.issues.append(Issue(BAD_UTF8, "response body text holds a lone surrogate; read with U+FFFD in its place"))
+        resp_text = clean_text(resp_text)
+        if isinstance(response_body, str):
+            response_body = resp_text
+    ex.api, by_path = (api, True) if api is not None else _api(ex.path or ex.url, req)
     answered = ex.status is None or 0 < ex.status < 400
     if not by_path and ex.api != "responses" and answered and resp_text:
         told = _api_from_response(resp_text)

@@ -6,6 +6,7 @@ each fact (a placeholder string, a data-URL rule) is written once.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, overload
@@ -490,7 +491,7 @@ def decode_response(body: Any) -> ResponseInfo:
         told = repr(status) if status is None or isinstance(status, str) else what_is_wrong(status)
         info.issues.append(Issue(RESPONSE_BODY, f"response status {told} is not terminal"))
     output = body.get("output")
-    if output is not None and not isinstance(output, list):  # its calls cannot be read: say so
+    if ("output" in body or output is not None) and not isinstance(output, list):  # its calls cannot be read: say so
         info.issues.append(
             Issue(RESPONSE_BODY, f"`output` is a JSON {json_kind(output)}, not a list: its items are lost")
         )
@@ -502,6 +503,9 @@ def decode_response(body: Any) -> ResponseInfo:
             else:
                 what = f"has a {json_kind(item['type'])} type" if "type" in item else "has no type"
             info.issues.append(Issue(RESPONSE_BODY, f"output[{i}] {what}, not an output item: lost"))
+        elif _ITEM_TYPE.fullmatch(item["type"]) is None:  # a damaged type (a newer, well-formed one is just unread)
+            told = repr(item["type"][:40]) if item["type"].isascii() else "of non-ASCII text"
+            info.issues.append(Issue(RESPONSE_BODY, f"output[{i}] type {told} is not an item type: lost"))
         elif item["type"] == "function_call":
             info.calls.append(
                 finished_call(
@@ -514,6 +518,12 @@ def decode_response(body: Any) -> ResponseInfo:
                 )
             )
     return info
+
+
+#: What an output item's ``type`` looks like (``function_call``, ``web_search_call``): OpenAI's are lower-case words
+#: joined by ``_``; one that is not is a damaged item, said so, where a well-formed type the decoder does not read
+#: (a newer kind of item) is left alone.
+_ITEM_TYPE = re.compile(r"[a-z][a-z0-9_.]*")
 
 
 # ---- stream -------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from datetime import UTC, datetime
@@ -11,7 +12,7 @@ import orjson
 
 from toolkit.wire.json_text import compact_deep, json_int, json_kind, loads
 from toolkit.wire.records import BAD_FIELD, Issue
-from toolkit.wire.values import finite, what_is_wrong
+from toolkit.wire.values import finite, int64, what_is_wrong
 
 if TYPE_CHECKING:
     from toolkit.sources.jsonl.entry import Entry
@@ -141,23 +142,35 @@ def epoch(value: Any, key: str, issues: list[Issue]) -> float | None:
             if dt.tzinfo is None:
                 dt = dt.replace(tzinfo=UTC)
             return dt.timestamp()
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        issues.append(Issue(BAD_FIELD, f"{key} {str(value)[:60]!r} is not a time"))
+    seconds = finite(value)  # not a bool, not 1e400, not 400 digits (float() of those raises)
+    if seconds is None:
+        issues.append(Issue(BAD_FIELD, f"{key} {_told(value)} is not a time"))
         return None
     # Epoch seconds reach 1e11 only in the year 5138: anything larger is milliseconds.
-    return float(value) / 1000.0 if abs(value) >= 1e11 else float(value)
+    return seconds / 1000.0 if abs(seconds) >= 1e11 else seconds
+
+
+def _told(value: Any) -> str:
+    """A value in a message: a short scalar as its text, quoted (as these messages always said), anything else by
+    what it is (a value 1,000 levels deep has no text to quote)."""
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        return repr(str(value)[:60])
+    return f"({what_is_wrong(value)})"
 
 
 def number(value: Any, key: str, issues: list[Issue]) -> float | None:
     if value is None:
         return None
-    try:
-        result = float(value)
-    except (TypeError, ValueError):
-        result = math.nan
-    if isinstance(value, bool) or not math.isfinite(result):
-        issues.append(Issue(BAD_FIELD, f"{key} {str(value)[:60]!r} is not a number"))
-        return None
+    if isinstance(value, str):
+        try:
+            result: float | None = float(value)
+        except ValueError:
+            result = None
+        result = None if result is None or not math.isfinite(result) else result
+    else:
+        result = finite(value)
+    if result is None:
+        issues.append(Issue(BAD_FIELD, f"{key} {_told(value)} is not a number"))
     return result
 
 
@@ -174,11 +187,18 @@ def count(value: Any) -> int | None:
 def status(value: Any, issues: list[Issue]) -> int | None:
     if value is None:
         return None
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        issues.append(Issue(BAD_FIELD, f"status {str(value)[:60]!r} is not an integer"))
+    code: int | None = None
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            code = int(value)
+    elif isinstance(value, float) and finite(value) is not None and value.is_integer():
+        code = int(value)  # a status logged as 200.0
+    elif not isinstance(value, bool):
+        code = int64(value)
+    if code is None or int64(code) is None:
+        issues.append(Issue(BAD_FIELD, f"status {_told(value)} is not an integer"))
         return None
+    return code
 
 
 def str_or_none(value: Any, issues: list[Issue] | None = None, what: str = "field") -> str | None:

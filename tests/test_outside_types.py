@@ -274,6 +274,14 @@ CASES = [
         "role",
     ),
     (
+        "jsonl-request-body-of-another-shape",
+        "data/after-fix/gateway.jsonl",
+        ".jsonl",
+        _jsonl(2, ["request", "body"], {"a": {"a": [1]}}),
+        "line 2",
+        "neither `model` nor `input`",
+    ),
+    (
         "jsonl-header-value-object",
         "data/after-fix/gateway.jsonl",
         ".jsonl",

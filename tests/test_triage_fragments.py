@@ -377,3 +377,11 @@ def test_random_pieces_of_every_known_text_are_triaged_to_its_rule(drawn):
     assert found.matched == "text" and len(found.candidates) == 1, (template.ref, piece, found)
     ref = found.candidates[0].template
     assert any(t.ref == ref and t.text in template.text for t in triage.templates()), (template.ref, piece, found)
+
+
+def test_a_piece_cut_inside_the_last_value_before_the_final_stop_is_read():
+    """``… exceeds limit of 1.5`` of ``… exceeds limit of 1.5.``: the piece ends inside the last value, whose own
+    ``.`` is the character the text's final stop starts with (the property test above drew it as
+    ``a000000000000.0``); a value swallowing more wording than that is still refused."""
+    piece = "Invalid schema for function 'f': 14 levels of nesting exceeds limit of 1.5"
+    assert triage.classify(piece).rule_ids == ("openai-strict-nesting-depth",)

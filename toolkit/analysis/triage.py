@@ -1024,6 +1024,19 @@ def _fits(fragment: str, template: Template) -> list[_Fit]:
             walk(end, i + 1, {**values, piece: value}, partial, covered)
         # the last value of a text that ends in its delimiter (OpenAI's ``… keywords {names}.``) may hold it
         last = pieces[-1]
+        rest = fragment[end:]
+        if (
+            i + 2 == n
+            and last
+            and rest.startswith(last[:1])
+            and not any(c in rest for c in " \n'\"")
+            and not fragment.endswith(last)
+        ):
+            # … and a piece cut inside that last value (``limit of 1.5`` of ``limit of 1.5.``) ends in it
+            whole = values.get(piece)
+            tail = fragment[pos:]
+            if whole is None or whole.startswith(tail):
+                out.append(_Fit(tuple(values.items()), tuple({**partial, piece: tail}.items()), covered))
         if i + 2 == n and last and fragment.endswith(last) and len(fragment) - len(last) > end:
             value = fragment[pos : len(fragment) - len(last)]
             if "\n" not in value and agrees(piece, value, values, partial):

@@ -60,6 +60,12 @@ def decode_request(body: Any) -> RequestInfo:
     if not isinstance(body, dict):
         return not_an_object()
     info = request_info(body)
+    if body and not any(
+        k in body for k in ("model", "messages")
+    ):  # an object of another shape: its tools cannot be known
+        info.issues.append(
+            Issue(REQUEST_BODY, "the request body has neither `model` nor `messages`: not a Chat Completions request")
+        )
     add_tools(info, body, "tools", decode_tool)
     add_tools(info, body, "functions", _legacy)
     messages = body.get("messages")

@@ -315,6 +315,10 @@ def decode_request(body: Any) -> RequestInfo:
     if not isinstance(body, dict):
         return not_an_object()
     info = request_info(body)
+    if body and not any(k in body for k in ("model", "input")):  # an object of another shape: its tools cannot be known
+        info.issues.append(
+            Issue(REQUEST_BODY, "the request body has neither `model` nor `input`: not a Responses request")
+        )
     add_tools(info, body, "tools", decode_tool)
     inp = body.get("input")
     if isinstance(inp, str):

@@ -50,8 +50,9 @@ FAMILIES = ("truncate", "flip", "json_type", "deep", "huge", "surrogate", "bom",
 # no problem row is a silent loss. Truncation and flipped bytes may remove an entry as cleanly as a shorter file.
 SILENT_CHECKED = frozenset({"json_type", "deep", "huge", "surrogate", "bom", "yaml_alias"})
 # Keys the APIs write as null when there is nothing (openai-python dumps ``"tool_calls": null`` for a message without
-# calls): a value of one set to null is an answer without calls, not a loss.
-NULL_MEANS_NONE = frozenset({"tool_calls", "function_call", "refusal", "audio", "annotations", "logprobs"})
+# calls; LiteLLM logs ``"tools": null`` for a request without tools): a value of one set to null is a message
+# without calls or a request without tools, not a loss.
+NULL_MEANS_NONE = frozenset({"tool_calls", "tools", "function_call", "refusal", "audio", "annotations", "logprobs"})
 _PLACEHOLDER = "\x00FUZZ\x00"
 _YAML_VALUE = re.compile(rb"^(\s*(?:- )?[A-Za-z_][\w-]*: )(\S.*)$", re.M)
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"

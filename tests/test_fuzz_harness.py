@@ -124,5 +124,6 @@ def test_null_where_an_api_writes_null_for_nothing_is_not_a_silent_loss():
     """openai-python dumps ``"tool_calls": null`` for a message without calls: a mutation to that is an answer
     without calls; null where a list of outputs must be is still checked."""
     assert fuzz_readers._null_means_none("doc@0: /choices/0/message/tool_calls list -> null")
+    assert fuzz_readers._null_means_none("line@0: /request/body/tools list -> null")
     assert not fuzz_readers._null_means_none("doc@0: /output list -> null")
     assert not fuzz_readers._null_means_none("doc@0: /choices/0/message/tool_calls list -> {}")
